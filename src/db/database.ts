@@ -1,0 +1,138 @@
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import pg from "pg";
+
+/** Anything SQL can be sent to: the database itself or an open transaction. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: "postgres" | "embedded";
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Raised when the database cannot be reached; the HTTP layer answers it with 503. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = "DatabaseUnavailableError";
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+]);
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code;
+  if (code && CONNECTION_ERROR_CODES.has(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    error.message,
+  );
+}
+
+function translate(error: unknown): never {
+  if (isConnectionError(error)) {
+    throw new DatabaseUnavailableError(`database unavailable: ${(error as Error).message}`, { cause: error });
+  }
+  throw error;
+}
+
+export function postgresDatabase(connectionString: string, options: { max?: number } = {}): Database {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30000,
+    // A hung server must not hold requests forever.
+    query_timeout: 15000,
+  });
+  // An idle client losing its server emits here; without a listener the process would crash.
+  pool.on("error", () => {});
+  return {
+    kind: "postgres",
+    async query<Row>(sql: string, params?: unknown[]) {
+      try {
+        const result = await pool.query(sql, params as unknown[]);
+        return result.rows as Row[];
+      } catch (error) {
+        return translate(error);
+      }
+    },
+    async exec(sql: string) {
+      await this.query(sql);
+    },
+    async transaction<T>(work: (tx: Queryable) => Promise<T>) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        return translate(error);
+      }
+      let broken = false;
+      const tx: Queryable = {
+        async query<Row>(sql: string, params?: unknown[]) {
+          try {
+            return (await client.query(sql, params as unknown[])).rows as Row[];
+          } catch (error) {
+            if (isConnectionError(error)) broken = true;
+            return translate(error);
+          }
+        },
+        async exec(sql: string) {
+          await tx.query(sql);
+        },
+      };
+      try {
+        await tx.query("BEGIN");
+        const result = await work(tx);
+        await tx.query("COMMIT");
+        return result;
+      } catch (error) {
+        if (!broken) await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** PGlite is one connection; it queues queries itself and `transaction` holds it exclusively. */
+export function embeddedDatabase(pglite: PGlite, onClose: () => Promise<void> = async () => {}): Database {
+  const wrap = (target: PGlite | Transaction): Queryable => ({
+    async query<Row>(sql: string, params?: unknown[]) {
+      return (await target.query<Row>(sql, params)).rows;
+    },
+    async exec(sql: string) {
+      await target.exec(sql);
+    },
+  });
+  const outside = wrap(pglite);
+  return {
+    kind: "embedded",
+    query: outside.query,
+    exec: outside.exec,
+    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
+    async close() {
+      await pglite.close();
+      await onClose();
+    },
+  };
+}

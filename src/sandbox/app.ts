@@ -1,0 +1,254 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import qs from "qs";
+import { loggerOptions } from "../http/app.ts";
+import { escapeHtml, sendPage } from "../http/html.ts";
+import { EventSender } from "./events.ts";
+import { SandboxError, SandboxPayments, TEST_CARDS } from "./payments.ts";
+import { nowSeconds, type SandboxSession, SandboxState, sandboxId } from "./state.ts";
+
+export interface SandboxOptions {
+  /** Where signed events go: the service's /processor/webhooks/stripe. */
+  eventsUrl: () => string | undefined;
+  webhookSecret: string;
+  logLevel?: string;
+  eventRetryDelaysMs?: number[];
+}
+
+export interface Sandbox {
+  app: FastifyInstance;
+  state: SandboxState;
+  payments: SandboxPayments;
+  events: EventSender;
+}
+
+type FormBody = Record<string, unknown>;
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+function stripeError(reply: FastifyReply, statusCode: number, message: string, code?: string) {
+  const type = statusCode === 401 ? "authentication_error" : "invalid_request_error";
+  return reply.code(statusCode).send({ error: { type, message, ...(code && { code }) } });
+}
+
+function checkoutPage(session: SandboxSession, error?: string): string {
+  const amount = (session.amount_total / 100).toFixed(2);
+  return `<h1>Sandbox checkout</h1>
+<p>Pay <strong>${escapeHtml(amount)} ${escapeHtml(session.currency.toUpperCase())}</strong>${
+    session.customer_email ? ` as ${escapeHtml(session.customer_email)}` : ""
+  }.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
+<form method="post" action="/checkout/${escapeHtml(session.id)}">
+<label for="card">Card number</label>
+<input id="card" name="card" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required>
+<button type="submit">Pay</button>
+</form>
+<p><small>Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined.</small></p>
+<p><a id="back" href="${escapeHtml(session.cancel_url)}">Back</a></p>`;
+}
+
+/** A processor speaking the part of Stripe's API the service uses, so the real SDK runs unchanged. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const app = Fastify({ logger: loggerOptions(options.logLevel ?? "info"), bodyLimit: 256 * 1024 });
+  const state = new SandboxState();
+  const events = new EventSender({
+    targetUrl: options.eventsUrl,
+    webhookSecret: options.webhookSecret,
+    log: app.log,
+    ...(options.eventRetryDelaysMs && { retryDelaysMs: options.eventRetryDelaysMs }),
+  });
+  const payments = new SandboxPayments(state, events);
+
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string" },
+    (_request, body, done) => {
+      done(null, qs.parse(body as string, { depth: 5, arrayLimit: 100 }));
+    },
+  );
+  app.addHook("onClose", async () => events.close());
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof SandboxError) return stripeError(reply, error.statusCode, error.message, error.code);
+    const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
+    if (statusCode >= 500) request.log.error({ err: error }, "sandbox error");
+    if (request.url.startsWith("/v1/")) return stripeError(reply, statusCode, (error as Error).message);
+    return reply.code(statusCode).send({ error: { message: (error as Error).message } });
+  });
+
+  // --- Stripe REST subset ---------------------------------------------------------------
+  app.register(async (api) => {
+    api.addHook("onRequest", async (request, reply) => {
+      if (!/^Bearer sk_\S+$/.test(request.headers.authorization ?? "")) {
+        return stripeError(reply, 401, "Invalid API Key provided");
+      }
+    });
+    api.addHook("preHandler", async (request: FastifyRequest) => {
+      const key = request.headers["idempotency-key"];
+      state.record({
+        method: request.method,
+        path: request.url,
+        at: new Date().toISOString(),
+        idempotencyKey: typeof key === "string" ? key : null,
+        body: request.body ?? null,
+      });
+    });
+    /** Replays the first answer to an Idempotency-Key, as Stripe does for 24 hours. */
+    const idempotent = async (request: FastifyRequest, create: () => unknown) => {
+      const key = request.headers["idempotency-key"];
+      if (typeof key !== "string") return create();
+      const scoped = `${request.url} ${key}`;
+      if (!state.idempotentResponses.has(scoped)) state.idempotentResponses.set(scoped, create());
+      return state.idempotentResponses.get(scoped);
+    };
+
+    api.post<{ Body: FormBody }>("/v1/checkout/sessions", async (request, reply) => {
+      const body = request.body ?? {};
+      const lineItem = (body.line_items as FormBody[] | undefined)?.[0] as FormBody | undefined;
+      const priceData = lineItem?.price_data as FormBody | undefined;
+      const amount = Number(str(priceData?.unit_amount));
+      const currency = str(priceData?.currency);
+      const successUrl = str(body.success_url);
+      const cancelUrl = str(body.cancel_url);
+      if (str(body.mode) !== "payment")
+        return stripeError(reply, 400, "mode must be payment", "parameter_missing");
+      if (!Number.isInteger(amount) || amount < 1 || !currency) {
+        return stripeError(
+          reply,
+          400,
+          "line_items[0][price_data] needs unit_amount and currency",
+          "parameter_invalid_integer",
+        );
+      }
+      if (!successUrl || !cancelUrl)
+        return stripeError(reply, 400, "success_url and cancel_url are required", "url_invalid");
+      return idempotent(request, () => {
+        const id = sandboxId("cs");
+        const expiresAt = Number(str(body.expires_at) ?? nowSeconds() + 86400);
+        const session: SandboxSession = {
+          id,
+          object: "checkout.session",
+          mode: "payment",
+          livemode: false,
+          created: nowSeconds(),
+          url: `${request.protocol}://${request.host}/checkout/${id}`,
+          status: "open",
+          payment_status: "unpaid",
+          amount_total: amount,
+          currency: currency.toLowerCase(),
+          customer_email: str(body.customer_email) ?? null,
+          expires_at: expiresAt,
+          success_url: successUrl,
+          cancel_url: cancelUrl,
+          metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+          payment_intent: null,
+          payment_intent_metadata:
+            ((body.payment_intent_data as FormBody | undefined)?.metadata as
+              | Record<string, string>
+              | undefined) ?? {},
+        };
+        state.sessions.set(id, session);
+        return session;
+      });
+    });
+
+    api.get<{ Params: { id: string } }>("/v1/checkout/sessions/:id", async (request) => {
+      const session = state.session(request.params.id);
+      if (!session) throw new SandboxError(404, `No such checkout.session: '${request.params.id}'`);
+      return session;
+    });
+
+    api.post<{ Params: { id: string } }>("/v1/checkout/sessions/:id/expire", async (request) =>
+      payments.expire(request.params.id),
+    );
+
+    api.get<{ Params: { id: string } }>("/v1/payment_intents/:id", async (request) => {
+      const intent = state.paymentIntents.get(request.params.id);
+      if (!intent) throw new SandboxError(404, `No such payment_intent: '${request.params.id}'`);
+      return intent;
+    });
+
+    api.post<{ Body: FormBody }>("/v1/refunds", async (request) => {
+      const body = request.body ?? {};
+      const paymentIntent = str(body.payment_intent);
+      if (!paymentIntent) throw new SandboxError(400, "payment_intent is required", "parameter_missing");
+      const amount = str(body.amount);
+      return idempotent(request, () =>
+        payments.refund(paymentIntent, amount === undefined ? undefined : Number(amount)),
+      );
+    });
+  });
+
+  // --- Hosted test checkout page ----------------------------------------------------------
+  app.get<{ Params: { id: string } }>("/checkout/:id", async (request, reply) => {
+    const session = state.session(request.params.id);
+    if (!session) return sendPage(reply, 404, "Not found", "<h1>This checkout page does not exist</h1>");
+    if (session.status !== "open") {
+      return sendPage(reply, 410, "Closed", `<h1>This checkout is ${escapeHtml(session.status)}</h1>`);
+    }
+    return sendPage(reply, 200, "Sandbox checkout", checkoutPage(session));
+  });
+
+  app.post<{ Params: { id: string }; Body: FormBody }>("/checkout/:id", async (request, reply) => {
+    const session = state.session(request.params.id);
+    if (session?.status !== "open") {
+      return sendPage(reply, 410, "Closed", "<h1>This checkout is no longer open</h1>");
+    }
+    const card = (str(request.body?.card) ?? "").replace(/[\s-]/g, "");
+    const outcome = TEST_CARDS[card as keyof typeof TEST_CARDS];
+    if (!outcome) {
+      return sendPage(
+        reply,
+        400,
+        "Sandbox checkout",
+        checkoutPage(session, "Use a sandbox test card number."),
+      );
+    }
+    payments.attempt(session.id, outcome);
+    if (outcome === "failed") {
+      return sendPage(reply, 402, "Sandbox checkout", checkoutPage(session, "Your card was declined."));
+    }
+    return reply.redirect(session.success_url, 303);
+  });
+
+  // --- Simulation (JSON, no auth): what a real customer, bank or dispute would cause -------
+  app.post<{ Params: { id: string }; Body: { outcome?: string } }>(
+    "/sandbox/sessions/:id/complete",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["outcome"],
+          properties: { outcome: { type: "string", enum: ["succeeded", "failed"] } },
+        },
+      },
+    },
+    async (request) => payments.attempt(request.params.id, request.body.outcome as "succeeded" | "failed"),
+  );
+  app.post<{ Params: { id: string }; Body: { amount?: number } | undefined }>(
+    "/sandbox/payment_intents/:id/refund",
+    {
+      schema: {
+        body: { type: ["object", "null"], properties: { amount: { type: "integer", minimum: 1 } } },
+      },
+    },
+    async (request) => payments.refund(request.params.id, request.body?.amount),
+  );
+  app.post<{ Params: { id: string } }>("/sandbox/payment_intents/:id/dispute", async (request) =>
+    payments.dispute(request.params.id),
+  );
+  app.post<{ Params: { id: string }; Body: { outcome: string } }>(
+    "/sandbox/disputes/:id/close",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["outcome"],
+          properties: { outcome: { type: "string", enum: ["won", "lost"] } },
+        },
+      },
+    },
+    async (request) => payments.closeDispute(request.params.id, request.body.outcome as "won" | "lost"),
+  );
+  app.get("/sandbox/requests", async () => ({ data: state.requests }));
+
+  return { app, state, payments, events };
+}

@@ -1,0 +1,166 @@
+import type { EventSender } from "./events.ts";
+import {
+  nowSeconds,
+  type SandboxCharge,
+  type SandboxDispute,
+  type SandboxPaymentIntent,
+  type SandboxRefund,
+  type SandboxSession,
+  type SandboxState,
+  sandboxId,
+} from "./state.ts";
+
+export const TEST_CARDS = {
+  "4242424242424242": "succeeded",
+  "4000000000000002": "failed",
+} as const;
+
+export class SandboxError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code = "resource_missing",
+  ) {
+    super(message);
+  }
+}
+
+/** The money movements a real processor would make, each announcing itself with an event. */
+export class SandboxPayments {
+  private readonly expiryAnnounced = new Set<string>();
+
+  constructor(
+    private readonly state: SandboxState,
+    private readonly events: EventSender,
+  ) {}
+
+  openSession(id: string): SandboxSession {
+    const session = this.state.session(id);
+    if (!session) throw new SandboxError(404, `No such checkout.session: '${id}'`);
+    if (session.status !== "open") {
+      throw new SandboxError(400, `This Checkout Session is ${session.status}.`, "checkout_session_not_open");
+    }
+    return session;
+  }
+
+  private intentFor(session: SandboxSession): SandboxPaymentIntent {
+    const existing = session.payment_intent
+      ? this.state.paymentIntents.get(session.payment_intent)
+      : undefined;
+    if (existing) return existing;
+    const intent: SandboxPaymentIntent = {
+      id: sandboxId("pi"),
+      object: "payment_intent",
+      amount: session.amount_total,
+      currency: session.currency,
+      status: "requires_payment_method",
+      latest_charge: null,
+      metadata: session.payment_intent_metadata,
+      created: nowSeconds(),
+    };
+    this.state.paymentIntents.set(intent.id, intent);
+    session.payment_intent = intent.id;
+    return intent;
+  }
+
+  /** A card attempt on an open session: pays it or records a decline (the page stays open). */
+  attempt(sessionId: string, outcome: "succeeded" | "failed"): SandboxSession {
+    const session = this.openSession(sessionId);
+    const intent = this.intentFor(session);
+    if (outcome === "failed") {
+      this.events.send("payment_intent.payment_failed", {
+        ...intent,
+        last_payment_error: { code: "card_declined", message: "Your card was declined." },
+      });
+      return session;
+    }
+    const charge: SandboxCharge = {
+      id: sandboxId("ch"),
+      object: "charge",
+      amount: intent.amount,
+      amount_refunded: 0,
+      refunded: false,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      metadata: intent.metadata,
+      created: nowSeconds(),
+    };
+    this.state.charges.set(charge.id, charge);
+    intent.status = "succeeded";
+    intent.latest_charge = charge.id;
+    session.status = "complete";
+    session.payment_status = "paid";
+    session.url = null;
+    this.events.send("checkout.session.completed", session);
+    return session;
+  }
+
+  /** Closes an open session (or one whose time ran out) and announces it once, as Stripe does. */
+  expire(sessionId: string): SandboxSession {
+    const session = this.state.session(sessionId);
+    if (!session) throw new SandboxError(404, `No such checkout.session: '${sessionId}'`);
+    if (session.status === "complete" || this.expiryAnnounced.has(session.id)) {
+      throw new SandboxError(400, `Only open sessions can be expired; this one is ${session.status}.`);
+    }
+    session.status = "expired";
+    session.url = null;
+    this.expiryAnnounced.add(session.id);
+    this.events.send("checkout.session.expired", session);
+    return session;
+  }
+
+  private chargeOf(paymentIntentId: string): SandboxCharge {
+    const intent = this.state.paymentIntents.get(paymentIntentId);
+    const charge = intent?.latest_charge ? this.state.charges.get(intent.latest_charge) : undefined;
+    if (!charge) throw new SandboxError(404, `No succeeded charge for payment_intent '${paymentIntentId}'`);
+    return charge;
+  }
+
+  refund(paymentIntentId: string, amount?: number): SandboxRefund {
+    const charge = this.chargeOf(paymentIntentId);
+    const remaining = charge.amount - charge.amount_refunded;
+    const refundAmount = amount ?? remaining;
+    if (!Number.isInteger(refundAmount) || refundAmount < 1 || refundAmount > remaining) {
+      throw new SandboxError(400, `Refund amount must be between 1 and ${remaining}`, "amount_too_large");
+    }
+    charge.amount_refunded += refundAmount;
+    charge.refunded = charge.amount_refunded === charge.amount;
+    this.events.send("charge.refunded", charge);
+    return {
+      id: sandboxId("re"),
+      object: "refund",
+      amount: refundAmount,
+      charge: charge.id,
+      payment_intent: paymentIntentId,
+      status: "succeeded",
+      currency: charge.currency,
+      created: nowSeconds(),
+    };
+  }
+
+  dispute(paymentIntentId: string): SandboxDispute {
+    const charge = this.chargeOf(paymentIntentId);
+    const dispute: SandboxDispute = {
+      id: sandboxId("dp"),
+      object: "dispute",
+      amount: charge.amount,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: paymentIntentId,
+      status: "needs_response",
+      created: nowSeconds(),
+    };
+    this.state.disputes.set(dispute.id, dispute);
+    this.events.send("charge.dispute.created", dispute);
+    return dispute;
+  }
+
+  closeDispute(disputeId: string, outcome: "won" | "lost"): SandboxDispute {
+    const dispute = this.state.disputes.get(disputeId);
+    if (!dispute) throw new SandboxError(404, `No such dispute: '${disputeId}'`);
+    if (dispute.status !== "needs_response") throw new SandboxError(400, "This dispute is already closed");
+    dispute.status = outcome;
+    this.events.send("charge.dispute.closed", dispute);
+    return dispute;
+  }
+}
