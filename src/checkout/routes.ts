@@ -82,7 +82,8 @@ export default function checkoutRoutes(app: FastifyInstance, services: Services)
               ),
             );
             if (outcome.changes.some((change) => change.queuedWebhook)) services.outbox.wake();
-            payment = outcome.changes.at(-1)?.payment ?? payment;
+            // Re-read: the processor's own event may have applied the payment before we did.
+            payment = (await paymentByToken(services, request.params.token)) ?? payment;
           }
         } catch (error) {
           // Without the processor's answer the stored status decides; the event will follow.

@@ -1,0 +1,107 @@
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Processor } from "../../src/processor/processor.ts";
+import { type RunningService, startService } from "../../src/server.ts";
+import { createTestDatabase } from "./database.ts";
+
+export const ADMIN_TOKEN = "adm_test_token_for_the_suite";
+
+export interface JsonResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestGroup {
+  groupId: string;
+  publicKey: string;
+  secretKey: string;
+  webhookSecret: string;
+  safeSites: { id: string; name: string; url: string; isActive: boolean }[];
+}
+
+export interface TestService extends RunningService {
+  config: Config;
+  /** Any request to the service; JSON bodies are encoded, JSON answers decoded. */
+  request(method: string, path: string, options?: RequestOptions): Promise<JsonResponse>;
+  admin(method: string, path: string, body?: unknown): Promise<JsonResponse>;
+  createGroup(options?: { name?: string; safeSites?: { name: string; url: string; isActive?: boolean }[] }): Promise<TestGroup>;
+  /** A merchant API call with the group's keys. */
+  api(group: TestGroup, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonResponse>;
+  createPayment(group: TestGroup, overrides?: Record<string, unknown>): Promise<JsonResponse>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export const validPayment = (overrides: Record<string, unknown> = {}) => ({
+  amount: 1999,
+  currency: "usd",
+  customerEmail: "jane@example.com",
+  successUrl: "https://shop.example.com/thanks/{transactionId}",
+  cancelUrl: "https://shop.example.com/cart",
+  ...overrides,
+});
+
+/** The service as `npm start` runs it, on real listeners and a fresh database, quiet and fast. */
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: { processor?: Processor; workers?: boolean } = {},
+): Promise<TestService> {
+  const config = loadConfig({
+    PORT: "0",
+    SANDBOX_PORT: "0",
+    LOG_LEVEL: "silent",
+    ADMIN_TOKEN,
+    RATE_LIMIT_MAX: "1000000",
+    EXPIRY_SWEEP_INTERVAL_MS: "60000",
+    WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.1",
+    WEBHOOK_TIMEOUT_MS: "1000",
+    FALLBACK_URL: "https://fallback.example.com",
+    ...env,
+  });
+  const { db } = await createTestDatabase();
+  const running = await startService(config, { db, ...options });
+
+  const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<JsonResponse> => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    let body: string | Buffer | undefined = requestOptions.rawBody;
+    if (requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(`${running.url}${path}`, { method, headers, body, redirect: "manual" });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const api = (group: TestGroup, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    request(method, path, {
+      body,
+      headers: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey, ...headers },
+    });
+  const createGroup: TestService["createGroup"] = async (groupOptions = {}) => {
+    const response = await admin("POST", "/admin/v1/groups", {
+      name: groupOptions.name ?? "Test shop",
+      safeSites: groupOptions.safeSites ?? [{ name: "Main", url: running.url }],
+    });
+    if (response.status !== 201) throw new Error(`group not created: ${JSON.stringify(response.body)}`);
+    return response.body.data;
+  };
+  return {
+    ...running,
+    config,
+    request,
+    admin,
+    api,
+    createGroup,
+    createPayment: (group, overrides) => api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
+  };
+}
