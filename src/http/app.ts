@@ -79,6 +79,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       request.merchant = await authenticateMerchant(db, request);
       reply.header("cache-control", "no-store");
     });
+    // Spec §4: bodies are JSON; Fastify would otherwise also accept text/plain.
+    api.addHook("preValidation", async (request) => {
+      const contentType = request.headers["content-type"];
+      if (request.body !== undefined && contentType && !/^application\/json\s*(;|$)/i.test(contentType)) {
+        throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be application/json");
+      }
+    });
     await api.register(rateLimit, {
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindowSeconds * 1000,
