@@ -100,8 +100,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       closing ??= (async () => {
         for (const worker of workers) await worker.stop();
         await app.close();
+        app.log.info("http server closed");
         for (const stop of stoppers.reverse()) await stop();
         await db.close();
+        app.log.info("database closed");
       })();
       return closing;
     };

@@ -1,11 +1,15 @@
 import { type Config, loadConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/database.ts";
 import type { Processor } from "../../src/processor/processor.ts";
 import { type RunningService, startService } from "../../src/server.ts";
 import { createTestDatabase } from "./database.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_for_the_suite";
 
-export interface JsonResponse<T = any> {
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers and assert on their shape.
+export type Json = any;
+
+export interface JsonResponse<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -24,15 +28,24 @@ export interface TestService extends RunningService {
   /** Any request to the service; JSON bodies are encoded, JSON answers decoded. */
   request(method: string, path: string, options?: RequestOptions): Promise<JsonResponse>;
   admin(method: string, path: string, body?: unknown): Promise<JsonResponse>;
-  createGroup(options?: { name?: string; safeSites?: { name: string; url: string; isActive?: boolean }[] }): Promise<TestGroup>;
+  createGroup(options?: {
+    name?: string;
+    safeSites?: { name: string; url: string; isActive?: boolean }[];
+  }): Promise<TestGroup>;
   /** A merchant API call with the group's keys. */
-  api(group: TestGroup, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonResponse>;
+  api(
+    group: TestGroup,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<JsonResponse>;
   createPayment(group: TestGroup, overrides?: Record<string, unknown>): Promise<JsonResponse>;
 }
 
 export interface RequestOptions {
   body?: unknown;
-  rawBody?: string | Buffer;
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -48,7 +61,7 @@ export const validPayment = (overrides: Record<string, unknown> = {}) => ({
 /** The service as `npm start` runs it, on real listeners and a fresh database, quiet and fast. */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { processor?: Processor; workers?: boolean } = {},
+  options: { processor?: Processor; workers?: boolean; db?: Database } = {},
 ): Promise<TestService> {
   const config = loadConfig({
     PORT: "0",
@@ -62,12 +75,16 @@ export async function startTestService(
     FALLBACK_URL: "https://fallback.example.com",
     ...env,
   });
-  const { db } = await createTestDatabase();
-  const running = await startService(config, { db, ...options });
+  const db = options.db ?? (await createTestDatabase()).db;
+  const running = await startService(config, { ...options, db });
 
-  const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<JsonResponse> => {
+  const request = async (
+    method: string,
+    path: string,
+    requestOptions: RequestOptions = {},
+  ): Promise<JsonResponse> => {
     const headers: Record<string, string> = { ...requestOptions.headers };
-    let body: string | Buffer | undefined = requestOptions.rawBody;
+    let body: string | undefined = requestOptions.rawBody;
     if (requestOptions.body !== undefined) {
       body = JSON.stringify(requestOptions.body);
       headers["content-type"] ??= "application/json";
@@ -82,7 +99,13 @@ export async function startTestService(
   };
   const admin = (method: string, path: string, body?: unknown) =>
     request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  const api = (group: TestGroup, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const api = (
+    group: TestGroup,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     request(method, path, {
       body,
       headers: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey, ...headers },
@@ -102,6 +125,7 @@ export async function startTestService(
     admin,
     api,
     createGroup,
-    createPayment: (group, overrides) => api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
+    createPayment: (group, overrides) =>
+      api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
   };
 }

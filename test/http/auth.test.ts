@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { type JsonResponse, startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 describe("merchant authentication (spec §5, DESIGN §2)", () => {
   let service: TestService;
@@ -18,7 +18,7 @@ describe("merchant authentication (spec §5, DESIGN §2)", () => {
   });
   after(() => service.close());
 
-  const expectUnauthorized = (response: { status: number; body: any }) => {
+  const expectUnauthorized = (response: JsonResponse) => {
     assert.equal(response.status, 401);
     assert.deepEqual(response.body, {
       success: false,
@@ -65,7 +65,9 @@ describe("merchant authentication (spec §5, DESIGN §2)", () => {
     ];
     for (const [method, path] of routes) {
       for (const headers of credentials) {
-        expectUnauthorized(await service.request(method, path, { headers, body: method === "POST" ? {} : undefined }));
+        expectUnauthorized(
+          await service.request(method, path, { headers, body: method === "POST" ? {} : undefined }),
+        );
       }
     }
   });
@@ -81,7 +83,9 @@ describe("merchant authentication (spec §5, DESIGN §2)", () => {
   });
 
   it("stores secret keys only as hashes", async () => {
-    const rows = await service.services.db.query<{ secret_hash: Uint8Array }>("SELECT secret_hash FROM api_keys");
+    const rows = await service.services.db.query<{ secret_hash: Uint8Array }>(
+      "SELECT secret_hash FROM api_keys",
+    );
     const dump = JSON.stringify(await service.services.db.query("SELECT * FROM api_keys"));
     assert.ok(!dump.includes(group.secretKey));
     for (const row of rows) assert.equal(Buffer.from(row.secret_hash).length, 32);

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
+import {
+  type JsonResponse,
+  startTestService,
+  type TestGroup,
+  type TestService,
+  validPayment,
+} from "../helpers/service.ts";
 
 describe("malformed, oversized and hostile input", () => {
   let service: TestService;
@@ -17,15 +23,18 @@ describe("malformed, oversized and hostile input", () => {
   const countPayments = async () =>
     Number((await service.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM payments"))[0]?.n);
 
-  const expectEnvelope = (response: { status: number; body: any }, status: number, code: string) => {
+  const expectEnvelope = (response: JsonResponse, status: number, code: string) => {
     assert.equal(response.status, status, JSON.stringify(response.body));
     assert.equal(response.body.success, false);
     assert.equal(response.body.error.code, code);
     assert.equal(typeof response.body.error.message, "string");
   };
 
-  const raw = (rawBody: string | Buffer, contentType = "application/json") =>
-    service.request("POST", "/api/v1/payments/create", { rawBody, headers: { ...keys, "content-type": contentType } });
+  const raw = (rawBody: string, contentType = "application/json") =>
+    service.request("POST", "/api/v1/payments/create", {
+      rawBody,
+      headers: { ...keys, "content-type": contentType },
+    });
 
   it("answers invalid JSON with 400 INVALID_REQUEST", async () => {
     for (const body of ["{", "{'amount': 1}", "[1,2", "nul", '{"amount":1999,}', "\u0000"]) {
@@ -54,23 +63,35 @@ describe("malformed, oversized and hostile input", () => {
   });
 
   it("answers a non-JSON content type with 415", async () => {
-    expectEnvelope(await raw("amount=1999", "application/x-www-form-urlencoded"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectEnvelope(
+      await raw("amount=1999", "application/x-www-form-urlencoded"),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     expectEnvelope(await raw("hello", "text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   it("handles odd unicode in text fields without corrupting it", async () => {
     const description = "☕ Grüße — 𝄞 \u202e RTL \u200b zero-width";
-    const response = await service.createPayment(group, { description, customerName: "Zoë 山田", metadata: { "ключ": "値" } });
+    const response = await service.createPayment(group, {
+      description,
+      customerName: "Zoë 山田",
+      metadata: { ключ: "値" },
+    });
     assert.equal(response.status, 200);
     const read = await service.api(group, "GET", `/api/v1/payments/${response.body.data.transactionId}`);
     assert.equal(read.body.data.description, description);
-    assert.deepEqual(read.body.data.metadata, { "ключ": "値" });
+    assert.deepEqual(read.body.data.metadata, { ключ: "値" });
     expectEnvelope(await raw('{"description":"\\ud800"}'), 400, "INVALID_REQUEST");
   });
 
   it("answers unknown routes and methods with the envelope", async () => {
     expectEnvelope(await service.request("GET", "/api/v1/nope"), 404, "NOT_FOUND");
-    expectEnvelope(await service.request("PUT", "/api/v1/payments/create", { headers: keys, body: {} }), 404, "NOT_FOUND");
+    expectEnvelope(
+      await service.request("PUT", "/api/v1/payments/create", { headers: keys, body: {} }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("never answers 500 and never writes a record for any invalid body (property)", async () => {
@@ -108,7 +129,10 @@ describe("malformed, oversized and hostile input", () => {
     await fc.assert(
       fc.asyncProperty(mutated, async (body) => {
         const response = await service.api(group, "POST", "/api/v1/payments/create", body);
-        assert.ok(response.status >= 400 && response.status < 500, `${response.status} for ${JSON.stringify(body)}`);
+        assert.ok(
+          response.status >= 400 && response.status < 500,
+          `${response.status} for ${JSON.stringify(body)}`,
+        );
         assert.equal(response.body.success, false);
         assert.equal(typeof response.body.error.code, "string");
       }),

@@ -23,12 +23,17 @@ for (const store of ["memory", "redis"] as const) {
 
     it("answers 429 RATE_LIMIT_EXCEEDED with Retry-After once a key uses its budget", async () => {
       const statuses = [];
-      for (let i = 0; i < 7; i++) statuses.push((await service.api(group, "GET", "/api/v1/auth/test")).status);
+      for (let i = 0; i < 7; i++)
+        statuses.push((await service.api(group, "GET", "/api/v1/auth/test")).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
       const limited = await service.api(group, "GET", "/api/v1/auth/test");
       assert.equal(limited.body.error.code, "RATE_LIMIT_EXCEEDED");
       assert.ok(Number(limited.headers.get("retry-after")) > 0);
-      assert.equal((await service.api(otherGroup, "GET", "/api/v1/auth/test")).status, 200, "other keys unaffected");
+      assert.equal(
+        (await service.api(otherGroup, "GET", "/api/v1/auth/test")).status,
+        200,
+        "other keys unaffected",
+      );
       assert.equal((await service.request("GET", "/health")).status, 200, "health is not limited");
     });
   });

@@ -96,7 +96,10 @@ describe("POST /api/v1/payments/create", () => {
     ["description too long", { description: "d".repeat(1001) }],
     ["metadata array", { metadata: ["a"] }],
     ["metadata string", { metadata: "a=b" }],
-    ["metadata 21 keys", { metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i])) }],
+    [
+      "metadata 21 keys",
+      { metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i])) },
+    ],
     ["metadata nested object", { metadata: { nested: { deep: true } } }],
   ];
   for (const [name, overrides] of invalid) {
@@ -187,7 +190,10 @@ describe("POST /api/v1/payments/create", () => {
     }
 
     it("lets ALLOWED_PRIVATE_HOSTS through, port included", async () => {
-      const response = await service.createPayment(group, { successUrl: "http://127.0.0.1:9/ok", webhookUrl: "http://127.0.0.1:9/hook" });
+      const response = await service.createPayment(group, {
+        successUrl: "http://127.0.0.1:9/ok",
+        webhookUrl: "http://127.0.0.1:9/hook",
+      });
       const [row] = await service.services.db.query<{ webhook_url: string | null }>(
         "SELECT webhook_url FROM payments WHERE id = $1",
         [response.body.data.transactionId],
@@ -216,7 +222,13 @@ describe("POST /api/v1/payments/create", () => {
     it("answers 409 IDEMPOTENCY_CONFLICT for the same key with another body", async () => {
       const headers = { "idempotency-key": "order-1002" };
       await service.api(group, "POST", "/api/v1/payments/create", validPayment(), headers);
-      const other = await service.api(group, "POST", "/api/v1/payments/create", validPayment({ amount: 5 }), headers);
+      const other = await service.api(
+        group,
+        "POST",
+        "/api/v1/payments/create",
+        validPayment({ amount: 5 }),
+        headers,
+      );
       assert.equal(other.status, 409);
       assert.equal(other.body.error.code, "IDEMPOTENCY_CONFLICT");
     });
@@ -225,14 +237,22 @@ describe("POST /api/v1/payments/create", () => {
       const otherGroup = await service.createGroup({ name: "Other" });
       const headers = { "idempotency-key": "shared-key" };
       const mine = await service.api(group, "POST", "/api/v1/payments/create", validPayment(), headers);
-      const theirs = await service.api(otherGroup, "POST", "/api/v1/payments/create", validPayment(), headers);
+      const theirs = await service.api(
+        otherGroup,
+        "POST",
+        "/api/v1/payments/create",
+        validPayment(),
+        headers,
+      );
       assert.notEqual(mine.body.data.transactionId, theirs.body.data.transactionId);
     });
 
     it("gives each of many concurrent identical requests the same payment", async () => {
       const headers = { "idempotency-key": "burst-1" };
       const responses = await Promise.all(
-        Array.from({ length: 10 }, () => service.api(group, "POST", "/api/v1/payments/create", validPayment(), headers)),
+        Array.from({ length: 10 }, () =>
+          service.api(group, "POST", "/api/v1/payments/create", validPayment(), headers),
+        ),
       );
       const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.body.data.transactionId));
       assert.equal(ids.size, 1);
@@ -256,11 +276,18 @@ describe("POST /api/v1/payments/create", () => {
         const response = await service.createPayment(rotating);
         hosts.push(new URL(response.body.data.paymentUrl).host);
       }
-      assert.deepEqual(hosts, ["pay-a.example.com", "pay-b.example.com", "pay-a.example.com", "pay-b.example.com"]);
+      assert.deepEqual(hosts, [
+        "pay-a.example.com",
+        "pay-b.example.com",
+        "pay-a.example.com",
+        "pay-b.example.com",
+      ]);
     });
 
     it("answers 409 NO_ACTIVE_SAFESITE when none is active, creating nothing", async () => {
-      const inactive = await service.createGroup({ safeSites: [{ name: "Off", url: "https://x.example.com", isActive: false }] });
+      const inactive = await service.createGroup({
+        safeSites: [{ name: "Off", url: "https://x.example.com", isActive: false }],
+      });
       const before = await countPayments();
       const response = await service.createPayment(inactive);
       assert.equal(response.status, 409);

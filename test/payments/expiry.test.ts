@@ -26,7 +26,8 @@ describe("link expiry", () => {
   const status = async (id: string) => (await service.api(group, "GET", `/api/v1/payments/${id}`)).body.data;
 
   it("expires a processing payment past expiresAt with completedAt, and closes the processor session", async () => {
-    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body.data;
+    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body
+      .data;
     const payment = await waitFor(async () => {
       const current = await status(created.transactionId);
       return current.status === "expired" ? current : undefined;
@@ -36,9 +37,10 @@ describe("link expiry", () => {
     const link = await service.request("GET", new URL(created.paymentUrl).pathname);
     assert.equal(link.status, 410);
     assert.match(String(link.body), /expired/);
-    const events = await service.services.db.query<{ event: string }>("SELECT event FROM webhook_events WHERE payment_id = $1", [
-      created.transactionId,
-    ]);
+    const events = await service.services.db.query<{ event: string }>(
+      "SELECT event FROM webhook_events WHERE payment_id = $1",
+      [created.transactionId],
+    );
     assert.deepEqual(events, [{ event: "payment.expired" }]);
   });
 

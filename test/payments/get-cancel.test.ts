@@ -20,13 +20,19 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
 
   describe("metadata and description (spec §2.1)", () => {
     it("hides reserved `_` keys and the `description` key; metadata null when nothing is left", async () => {
-      const id = await create({ metadata: { _internal: "x", orderId: "A-1", qty: 2, gift: false, note: null } });
+      const id = await create({
+        metadata: { _internal: "x", orderId: "A-1", qty: 2, gift: false, note: null },
+      });
       const { body } = await read(id);
       assert.deepEqual(body.data.metadata, { orderId: "A-1", qty: 2, gift: false, note: null });
       assert.equal(body.data.description, null);
       const onlyReserved = await create({ metadata: { _a: 1, description: 5 } });
       assert.equal((await read(onlyReserved)).body.data.metadata, null);
-      assert.equal((await read(onlyReserved)).body.data.description, null, "a non-string description is dropped");
+      assert.equal(
+        (await read(onlyReserved)).body.data.description,
+        null,
+        "a non-string description is dropped",
+      );
       const none = await create();
       assert.equal((await read(none)).body.data.metadata, null);
     });
@@ -68,7 +74,10 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
       ]);
       for (const answer of answers) {
         assert.equal(answer.status, 404);
-        assert.deepEqual(answer.body, { success: false, error: { code: "NOT_FOUND", message: "Payment not found" } });
+        assert.deepEqual(answer.body, {
+          success: false,
+          error: { code: "NOT_FOUND", message: "Payment not found" },
+        });
       }
       const cancelTheirs = await service.api(group, "DELETE", `/api/v1/payments/${theirs}`);
       assert.equal(cancelTheirs.status, 404);
@@ -112,7 +121,11 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
     it("rejects a DELETE with Content-Type: application/json and an empty body, cancelling nothing", async () => {
       const id = await create();
       const response = await service.request("DELETE", `/api/v1/payments/${id}`, {
-        headers: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey, "content-type": "application/json" },
+        headers: {
+          "x-public-key": group.publicKey,
+          "x-secret-key": group.secretKey,
+          "content-type": "application/json",
+        },
       });
       assert.equal(response.status, 400);
       assert.equal(response.body.error.code, "INVALID_REQUEST");
@@ -127,7 +140,10 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
       const statuses = responses.map((response) => response.status);
       assert.equal(statuses.filter((status) => status === 200).length, 1);
       assert.equal(statuses.filter((status) => status === 400).length, 199);
-      const changes = await service.services.db.query("SELECT * FROM payment_status_changes WHERE payment_id = $1 AND to_status = 'cancelled'", [id]);
+      const changes = await service.services.db.query(
+        "SELECT * FROM payment_status_changes WHERE payment_id = $1 AND to_status = 'cancelled'",
+        [id],
+      );
       assert.equal(changes.length, 1);
       const events = await service.services.db.query<{ event: string; status: string }>(
         "SELECT event, status FROM webhook_events WHERE payment_id = $1",

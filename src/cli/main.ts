@@ -1,0 +1,184 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.ts";
+import { migrate } from "../db/migrate.ts";
+import { openDatabase } from "../db/open.ts";
+import { createSandbox } from "../sandbox/app.ts";
+import { AdminClient } from "./admin-client.ts";
+
+const USAGE = `checkout — operate a checkout service
+
+Service:
+  checkout start                              run the service (same as npm start)
+  checkout migrate                            apply database migrations and exit
+  checkout sandbox                            run the sandbox processor alone on SANDBOX_PORT
+
+Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, default $ADMIN_TOKEN):
+  checkout groups create --name NAME [--site NAME=URL]...
+  checkout groups get GROUP_ID
+  checkout safe-sites add GROUP_ID --name NAME --site-url URL [--inactive]
+  checkout safe-sites update SAFE_SITE_ID [--name NAME] [--site-url URL] [--active true|false]
+  checkout keys create GROUP_ID
+  checkout keys revoke PUBLIC_KEY
+  checkout reconciliation                     payments paid after they were cancelled
+
+Options: --json prints the raw JSON answer.`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    json: { type: "boolean", default: false },
+    name: { type: "string" },
+    site: { type: "string", multiple: true },
+    "site-url": { type: "string" },
+    inactive: { type: "boolean", default: false },
+    active: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`checkout: ${message}\n`);
+  process.exit(1);
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined || value === "") fail(`${what} is required (see checkout --help)`);
+  return value;
+}
+
+function print(data: unknown) {
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+    return;
+  }
+  const lines: string[] = [];
+  const walk = (value: unknown, indent: string) => {
+    if (Array.isArray(value)) {
+      if (value.length === 0) lines.push(`${indent}(none)`);
+      value.forEach((item, index) => {
+        lines.push(`${indent}- #${index + 1}`);
+        walk(item, `${indent}  `);
+      });
+    } else if (value && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (item && typeof item === "object") {
+          lines.push(`${indent}${key}:`);
+          walk(item, `${indent}  `);
+        } else {
+          lines.push(`${indent}${key}: ${String(item)}`);
+        }
+      }
+    } else {
+      lines.push(`${indent}${String(value)}`);
+    }
+  };
+  walk(data, "");
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function parseSite(spec: string) {
+  const separator = spec.indexOf("=");
+  if (separator < 1) fail(`--site takes NAME=URL, got "${spec}"`);
+  return { name: spec.slice(0, separator), url: spec.slice(separator + 1) };
+}
+
+async function run() {
+  const [command, sub, argument] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === "start") {
+    await import("../main.ts");
+    return;
+  }
+  if (command === "migrate") {
+    const db = await openDatabase(loadConfig());
+    try {
+      const applied = await migrate(db);
+      print(applied.length > 0 ? { applied } : { applied: [], message: "database is up to date" });
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  if (command === "sandbox") {
+    const config = loadConfig();
+    const sandbox = await createSandbox({
+      eventsUrl: () => `${config.publicUrl}/processor/webhooks/stripe`,
+      webhookSecret: config.stripeWebhookSecret,
+      logLevel: config.logLevel,
+    });
+    await sandbox.app.listen({ port: config.sandboxPort, host: config.host });
+    const stop = () => void sandbox.app.close().then(() => process.exit(0));
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    return;
+  }
+
+  const baseUrl = values.url ?? process.env.PUBLIC_URL ?? "http://localhost:3000";
+  const token =
+    values.token ?? process.env.ADMIN_TOKEN ?? fail("an admin token is required: --token or ADMIN_TOKEN");
+  const admin = new AdminClient(baseUrl, token);
+  const route = `${command} ${sub ?? ""}`.trim();
+  switch (route) {
+    case "groups create":
+      return print(
+        await admin.call("POST", "/admin/v1/groups", {
+          name: required(values.name, "--name"),
+          ...(values.site && { safeSites: values.site.map(parseSite) }),
+        }),
+      );
+    case "groups get":
+      return print(
+        await admin.call("GET", `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}`),
+      );
+    case "safe-sites add":
+      return print(
+        await admin.call(
+          "POST",
+          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/safe-sites`,
+          {
+            name: required(values.name, "--name"),
+            url: required(values["site-url"], "--site-url"),
+            isActive: !values.inactive,
+          },
+        ),
+      );
+    case "safe-sites update": {
+      if (values.active !== undefined && values.active !== "true" && values.active !== "false") {
+        fail("--active takes true or false");
+      }
+      return print(
+        await admin.call(
+          "PATCH",
+          `/admin/v1/safe-sites/${encodeURIComponent(required(argument, "SAFE_SITE_ID"))}`,
+          {
+            ...(values.name && { name: values.name }),
+            ...(values["site-url"] && { url: values["site-url"] }),
+            ...(values.active !== undefined && { isActive: values.active === "true" }),
+          },
+        ),
+      );
+    }
+    case "keys create":
+      return print(
+        await admin.call(
+          "POST",
+          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/keys`,
+        ),
+      );
+    case "keys revoke":
+      return print(
+        await admin.call("DELETE", `/admin/v1/keys/${encodeURIComponent(required(argument, "PUBLIC_KEY"))}`),
+      );
+    case "reconciliation":
+      return print(await admin.call("GET", "/admin/v1/reconciliation"));
+    default:
+      fail(`unknown command "${route}" (see checkout --help)`);
+  }
+}
+
+run().catch((error: unknown) => fail((error as Error).message));

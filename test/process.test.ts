@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** The service exactly as `npm start` runs it, in its own process on an embedded database. */
+function startProcess(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    env: { ...process.env, PORT: "0", SANDBOX_PORT: "0", DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // A process expected to fail never starts; its rejection is read through `exited` instead.
+  const started = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /"url":"(http:\/\/[^"]+)".*"msg":"checkout service started"/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout.on("data", check);
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  started.catch(() => {});
+  return { child, exited, started, output: () => ({ stdout, stderr }) };
+}
+
+describe("the service as a process", () => {
+  let dataDir: string;
+  let service: ReturnType<typeof startProcess>;
+  let url: string;
+  let publicKey: string;
+  let secretKey: string;
+  let adminToken: string;
+  let webhookSecret: string;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "checkout-process-"));
+    service = startProcess({ DATA_DIR: dataDir, LOG_LEVEL: "debug", ADMIN_TOKEN: "" });
+    url = await service.started;
+    const { stdout } = service.output();
+    publicKey = /Public key: +(\S+)/.exec(stdout)?.[1] ?? "";
+    secretKey = /Secret key: +(\S+)/.exec(stdout)?.[1] ?? "";
+    adminToken = /Admin token .*: (\S+)/.exec(stdout)?.[1] ?? "";
+    webhookSecret = /Webhook secret: +(\S+)/.exec(stdout)?.[1] ?? "";
+  });
+  after(async () => {
+    service.child.kill("SIGKILL");
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints a demo group, its keys, the admin token and a curl command on first start", async () => {
+    assert.match(publicKey, /^pk_/);
+    assert.match(secretKey, /^sk_/);
+    assert.match(adminToken, /^adm_/);
+    assert.match(webhookSecret, /^whsec_/);
+    assert.match(service.output().stdout, /curl -s -X POST .*\/api\/v1\/payments\/create/);
+    const response = await fetch(`${url}/api/v1/auth/test`, {
+      headers: { "x-public-key": publicKey, "x-secret-key": secretKey },
+    });
+    assert.equal(response.status, 200);
+  });
+
+  it("refuses a second process on the same embedded data directory with a clear error", async () => {
+    const second = startProcess({ DATA_DIR: dataDir });
+    const code = await second.exited;
+    assert.equal(code, 1);
+    assert.match(second.output().stderr, /in use by process \d+/);
+    const health = await fetch(`${url}/health`);
+    assert.equal(health.status, 200, "the first process is unharmed");
+  });
+
+  it("the checkout CLI drives the admin API", async () => {
+    const cli = (...args: string[]) =>
+      run(process.execPath, ["bin/checkout.js", ...args, "--url", url, "--token", adminToken, "--json"]);
+    const created = JSON.parse(
+      (await cli("groups", "create", "--name", "CLI shop", "--site", "Main=https://pay.cli.example")).stdout,
+    );
+    assert.equal(created.groupName, "CLI shop");
+    assert.match(created.secretKey, /^sk_/);
+    const site = JSON.parse(
+      (
+        await cli(
+          "safe-sites",
+          "add",
+          created.groupId,
+          "--name",
+          "Second",
+          "--site-url",
+          "https://pay2.cli.example",
+        )
+      ).stdout,
+    );
+    await cli("safe-sites", "update", site.id, "--active", "false");
+    const group = JSON.parse((await cli("groups", "get", created.groupId)).stdout);
+    assert.deepEqual(
+      group.safeSites.map((s: { name: string; isActive: boolean }) => [s.name, s.isActive]),
+      [
+        ["Main", true],
+        ["Second", false],
+      ],
+    );
+    const keys = JSON.parse((await cli("keys", "create", created.groupId)).stdout);
+    await cli("keys", "revoke", keys.publicKey);
+    assert.deepEqual(JSON.parse((await cli("reconciliation")).stdout), []);
+    await assert.rejects(
+      run(process.execPath, [
+        "bin/checkout.js",
+        "groups",
+        "get",
+        created.groupId,
+        "--url",
+        url,
+        "--token",
+        "wrong",
+      ]),
+      /UNAUTHORIZED/,
+    );
+  });
+
+  it("finishes an in-flight request on SIGTERM, exits 0, and never logged a secret", async () => {
+    const body = JSON.stringify({
+      amount: 500,
+      currency: "usd",
+      customerEmail: "late@example.com",
+      successUrl: "https://shop.example.com/ok",
+      cancelUrl: "https://shop.example.com/no",
+    });
+    const { port } = new URL(url);
+    const socket = connect(Number(port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk;
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    // Headers and half the body now, the rest after SIGTERM: the request is in flight when it arrives.
+    socket.write(
+      `POST /api/v1/payments/create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+        `X-Public-Key: ${publicKey}\r\nX-Secret-Key: ${secretKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body.slice(0, 20)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    service.child.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.write(body.slice(20));
+    await closed;
+    assert.match(answer, /^HTTP\/1.1 200/);
+    assert.match(answer, /"transactionId"/);
+    assert.equal(await service.exited, 0);
+
+    const { stdout, stderr } = service.output();
+    const logLines = stdout.split("\n").filter((line) => line.startsWith("{"));
+    assert.ok(logLines.length > 5, "debug logs were written");
+    for (const secret of [secretKey, adminToken, webhookSecret]) {
+      assert.ok(!logLines.some((line) => line.includes(secret)), "a secret reached the log");
+      assert.ok(!stderr.includes(secret));
+    }
+    assert.ok(
+      logLines.some((line) => line.includes('"reqId"')),
+      "requests carry ids",
+    );
+  });
+});
+
+describe("checkout migrate", () => {
+  it("applies migrations to an embedded database and reports it up to date next time", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "checkout-migrate-"));
+    try {
+      const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
+      const first = await run(process.execPath, ["bin/checkout.js", "migrate", "--json"], { env });
+      assert.deepEqual(JSON.parse(first.stdout).applied, ["001_initial.sql"]);
+      const second = await run(process.execPath, ["bin/checkout.js", "migrate", "--json"], { env });
+      assert.deepEqual(JSON.parse(second.stdout).applied, []);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
