@@ -39,7 +39,7 @@ export const normaliseSiteUrl = (url: string): string => url.replace(/\/+$/, "")
 
 export async function listSafeSites(db: Queryable, groupId: string): Promise<SafeSite[]> {
   const rows = await db.query<SafeSiteRow>(
-    "SELECT id, name, url, is_active FROM safe_sites WHERE group_id = $1 ORDER BY created_at, id",
+    "SELECT id, name, url, is_active FROM safe_sites WHERE group_id = $1 ORDER BY position",
     [groupId],
   );
   return rows.map(toSafeSite);

@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "../helpers/wait.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
-
-async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await sleep(25);
-  }
-  throw new Error("condition not met in time");
-}
 
 describe("link expiry", () => {
   let service: TestService;

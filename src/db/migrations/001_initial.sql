@@ -11,13 +11,15 @@ CREATE TABLE groups (
 
 CREATE TABLE safe_sites (
   id uuid PRIMARY KEY,
+  -- Creation order, stable even for sites made in one transaction (they share now()).
+  position bigint GENERATED ALWAYS AS IDENTITY,
   group_id uuid NOT NULL REFERENCES groups (id),
   name text NOT NULL,
   url text NOT NULL,
   is_active boolean NOT NULL DEFAULT true,
   created_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX safe_sites_group_idx ON safe_sites (group_id, created_at, id);
+CREATE INDEX safe_sites_group_idx ON safe_sites (group_id, position);
 
 CREATE TABLE api_keys (
   public_key text PRIMARY KEY,

@@ -86,7 +86,7 @@ export default function createPaymentRoute(app: FastifyInstance, services: Servi
 
   async function pickSafeSite(groupId: string) {
     const sites = await db.query<{ id: string; url: string }>(
-      "SELECT id, url FROM safe_sites WHERE group_id = $1 AND is_active ORDER BY created_at, id",
+      "SELECT id, url FROM safe_sites WHERE group_id = $1 AND is_active ORDER BY position",
       [groupId],
     );
     if (sites.length === 0) {
