@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { waitFor } from "../helpers/wait.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 describe("link expiry", () => {
   let service: TestService;

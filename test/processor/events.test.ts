@@ -8,7 +8,13 @@ let counter = 0;
 
 function event(type: string, object: Record<string, unknown>): Record<string, unknown> {
   counter += 1;
-  return { id: `evt_test_${Date.now()}_${counter}`, object: "event", type, created: Math.floor(Date.now() / 1000), data: { object } };
+  return {
+    id: `evt_test_${Date.now()}_${counter}`,
+    object: "event",
+    type,
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+  };
 }
 
 describe("processor event intake", () => {
@@ -23,7 +29,10 @@ describe("processor event intake", () => {
   const post = (payload: string, signature?: string) =>
     service.request("POST", "/processor/webhooks/stripe", {
       rawBody: payload,
-      headers: { "content-type": "application/json", ...(signature !== undefined && { "stripe-signature": signature }) },
+      headers: {
+        "content-type": "application/json",
+        ...(signature !== undefined && { "stripe-signature": signature }),
+      },
     });
   const send = (body: Record<string, unknown>, options: { secret?: string; timestamp?: number } = {}) => {
     const payload = JSON.stringify(body);
@@ -38,7 +47,10 @@ describe("processor event intake", () => {
   };
   const read = async (id: string) => (await service.api(group, "GET", `/api/v1/payments/${id}`)).body.data;
   const newPayment = async () => (await service.createPayment(group, { amount: 1000 })).body.data;
-  const completed = (payment: { transactionId: string; sessionId: string }, paymentIntent = `pi_test_${payment.transactionId.slice(0, 8)}`) =>
+  const completed = (
+    payment: { transactionId: string; sessionId: string },
+    paymentIntent = `pi_test_${payment.transactionId.slice(0, 8)}`,
+  ) =>
     event("checkout.session.completed", {
       id: payment.sessionId,
       object: "checkout.session",
@@ -75,7 +87,9 @@ describe("processor event intake", () => {
       assert.equal(response.body.error.code, "INVALID_REQUEST");
     }
     assert.equal((await read(payment.transactionId)).status, "processing");
-    const recorded = await service.services.db.query("SELECT 1 FROM processor_events WHERE id = $1", [body.id]);
+    const recorded = await service.services.db.query("SELECT 1 FROM processor_events WHERE id = $1", [
+      body.id,
+    ]);
     assert.equal(recorded.length, 0);
   });
 
@@ -128,8 +142,17 @@ describe("processor event intake", () => {
     const payment = await newPayment();
     const pi = "pi_dispute_order";
     await send(completed(payment, pi));
-    await send(event("charge.dispute.closed", { id: "dp_1", object: "dispute", status: "lost", payment_intent: pi }));
-    await send(event("charge.dispute.created", { id: "dp_1", object: "dispute", status: "needs_response", payment_intent: pi }));
+    await send(
+      event("charge.dispute.closed", { id: "dp_1", object: "dispute", status: "lost", payment_intent: pi }),
+    );
+    await send(
+      event("charge.dispute.created", {
+        id: "dp_1",
+        object: "dispute",
+        status: "needs_response",
+        payment_intent: pi,
+      }),
+    );
     assert.equal((await read(payment.transactionId)).status, "dispute_lost");
   });
 
@@ -157,7 +180,16 @@ describe("processor event intake", () => {
     assert.equal((await read(bad.transactionId)).status, "failed");
     // A session completed with payment still pending (async methods) changes nothing yet.
     const waiting = await newPayment();
-    await send({ ...completed(waiting), data: { object: { id: waiting.sessionId, payment_status: "unpaid", metadata: { transactionId: waiting.transactionId } } } });
+    await send({
+      ...completed(waiting),
+      data: {
+        object: {
+          id: waiting.sessionId,
+          payment_status: "unpaid",
+          metadata: { transactionId: waiting.transactionId },
+        },
+      },
+    });
     assert.equal((await read(waiting.transactionId)).status, "processing");
   });
 

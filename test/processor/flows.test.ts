@@ -52,7 +52,10 @@ describe("payments through the processor", () => {
     const link = await service.request("GET", new URL(created.paymentUrl).pathname);
     assert.equal(link.status, 303);
     const processorPage = link.headers.get("location") as string;
-    assert.equal(processorPage, `${service.sandboxUrl?.replace("127.0.0.1", "127.0.0.1")}/checkout/${created.sessionId}`);
+    assert.equal(
+      processorPage,
+      `${service.sandboxUrl?.replace("127.0.0.1", "127.0.0.1")}/checkout/${created.sessionId}`,
+    );
     assert.equal(link.headers.get("x-frame-options"), "DENY");
     const page = await fetch(processorPage);
     assert.match(await page.text(), /19\.99 USD/);
@@ -72,9 +75,10 @@ describe("payments through the processor", () => {
     assert.ok(payment.completedAt);
     // The processor's own event arrives too, and changes nothing more.
     await waitFor(async () => {
-      const rows = await service.services.db.query("SELECT 1 FROM processor_events WHERE type = 'checkout.session.completed' AND payment_id = $1", [
-        created.transactionId,
-      ]);
+      const rows = await service.services.db.query(
+        "SELECT 1 FROM processor_events WHERE type = 'checkout.session.completed' AND payment_id = $1",
+        [created.transactionId],
+      );
       return rows.length === 1 ? true : undefined;
     });
     assert.deepEqual(await statusChanges(created.transactionId), ["pending", "processing", "succeeded"]);
@@ -90,7 +94,10 @@ describe("payments through the processor", () => {
     const failed = await until(created.transactionId, "failed");
     assert.ok(failed.completedAt);
     // Back link: the customer returns unpaid and goes to the cancel URL.
-    const back = await service.request("GET", `/return/${new URL(created.paymentUrl).pathname.split("/").pop()}`);
+    const back = await service.request(
+      "GET",
+      `/return/${new URL(created.paymentUrl).pathname.split("/").pop()}`,
+    );
     assert.equal(back.headers.get("location"), "https://shop.example.com/cart");
     await payOnPage(created.sessionId, "4242424242424242");
     await until(created.transactionId, "succeeded");
@@ -109,7 +116,9 @@ describe("payments through the processor", () => {
     const created = (await service.createPayment(group, { amount: 1000 })).body.data;
     await sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
     const paid = await until(created.transactionId, "succeeded");
-    const partial = await sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/refund`, { amount: 300 });
+    const partial = await sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/refund`, {
+      amount: 300,
+    });
     assert.equal(partial.status, 200);
     const partiallyRefunded = await until(created.transactionId, "partially_refunded");
     assert.equal(partiallyRefunded.completedAt, paid.completedAt);
@@ -122,8 +131,15 @@ describe("payments through the processor", () => {
     const created = (await service.createPayment(group, { amount: 700 })).body.data;
     await sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
     const paid = await until(created.transactionId, "succeeded");
-    const stripe = new Stripe("sk_test_any", { host: "127.0.0.1", port: new URL(service.sandboxUrl as string).port, protocol: "http" });
-    const refund = await stripe.refunds.create({ payment_intent: paid.processorPaymentIntentId, amount: 700 });
+    const stripe = new Stripe("sk_test_any", {
+      host: "127.0.0.1",
+      port: new URL(service.sandboxUrl as string).port,
+      protocol: "http",
+    });
+    const refund = await stripe.refunds.create({
+      payment_intent: paid.processorPaymentIntentId,
+      amount: 700,
+    });
     assert.equal(refund.amount, 700);
     await until(created.transactionId, "refunded");
     await assert.rejects(stripe.checkout.sessions.retrieve("cs_test_missing"), (error: Error) => {
@@ -134,7 +150,8 @@ describe("payments through the processor", () => {
 
   for (const outcome of ["won", "lost"] as const) {
     it(`disputes and closes the dispute as ${outcome}`, async () => {
-      const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body.data;
+      const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body
+        .data;
       await sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
       const paid = await until(created.transactionId, "succeeded");
       const dispute = await sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`);
@@ -157,15 +174,23 @@ describe("payments through the processor", () => {
 
   it("expires when the processor says the session expired", async () => {
     const created = (await service.createPayment(group)).body.data;
-    const stripe = new Stripe("sk_test_any", { host: "127.0.0.1", port: new URL(service.sandboxUrl as string).port, protocol: "http" });
+    const stripe = new Stripe("sk_test_any", {
+      host: "127.0.0.1",
+      port: new URL(service.sandboxUrl as string).port,
+      protocol: "http",
+    });
     await stripe.checkout.sessions.expire(created.sessionId);
     const expired = await until(created.transactionId, "expired");
     assert.ok(expired.completedAt);
   });
 
   it("paid after cancel: stays cancelled, flagged and listed for reconciliation", async () => {
-    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body.data;
-    assert.equal((await service.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`)).status, 200);
+    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body
+      .data;
+    assert.equal(
+      (await service.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`)).status,
+      200,
+    );
     const link = await service.request("GET", new URL(created.paymentUrl).pathname);
     assert.equal(link.status, 303, "the link stays open after cancel (spec §3.2)");
     await payOnPage(created.sessionId, "4242424242424242");
@@ -184,10 +209,16 @@ describe("payments through the processor", () => {
   });
 
   it("sandbox honours Idempotency-Key: a retried create gives the same session", async () => {
-    const stripe = new Stripe("sk_test_any", { host: "127.0.0.1", port: new URL(service.sandboxUrl as string).port, protocol: "http" });
+    const stripe = new Stripe("sk_test_any", {
+      host: "127.0.0.1",
+      port: new URL(service.sandboxUrl as string).port,
+      protocol: "http",
+    });
     const params: Stripe.Checkout.SessionCreateParams = {
       mode: "payment",
-      line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: 100, product_data: { name: "x" } } }],
+      line_items: [
+        { quantity: 1, price_data: { currency: "usd", unit_amount: 100, product_data: { name: "x" } } },
+      ],
       success_url: "https://a.example/ok",
       cancel_url: "https://a.example/no",
     };
@@ -197,7 +228,11 @@ describe("payments through the processor", () => {
   });
 
   it("serves 404 pages for unknown links and returns", async () => {
-    for (const path of ["/pay/unknown-token-that-is-long-enough", "/return/unknown-token-that-is-long-enough", "/pay/<script>"]) {
+    for (const path of [
+      "/pay/unknown-token-that-is-long-enough",
+      "/return/unknown-token-that-is-long-enough",
+      "/pay/<script>",
+    ]) {
       const response = await service.request("GET", path);
       assert.equal(response.status, 404);
       assert.equal(response.headers.get("x-frame-options"), "DENY");
