@@ -90,7 +90,7 @@ describe("a customer in a real browser", () => {
     assert.match((await control?.textContent("#merchant")) ?? "", /framed/);
     const checkout = page.frame({ name: "checkout" });
     const framedText = checkout
-      ? await checkout.evaluate(() => document.body?.innerText ?? "").catch(() => "")
+      ? await checkout.evaluate(() => document.body?.textContent ?? "").catch(() => "")
       : "";
     assert.ok(
       !/Sandbox checkout|Card number/.test(framedText),
