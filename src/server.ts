@@ -8,12 +8,15 @@ import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
 import { type AdminTokenState, resolveAdminToken } from "./http/admin-auth.ts";
 import { buildApp } from "./http/app.ts";
+import { Metrics } from "./metrics/metrics.ts";
 import { startExpirySweeper } from "./payments/expiry.ts";
 import processorIntakeRoute from "./processor/intake.ts";
 import type { Processor } from "./processor/processor.ts";
 import { stripeProcessor } from "./processor/stripe-processor.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
 import { OutboxSignal, type Services } from "./services.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import type { Resolver } from "./webhooks/safe-connect.ts";
 
 export interface RunningService {
   app: FastifyInstance;
@@ -32,6 +35,8 @@ export interface StartOptions {
   processor?: Processor;
   /** Skip background workers (tests that drive them by hand). */
   workers?: boolean;
+  /** Replaces DNS for webhook sends (tests of the unreachable-host rule). */
+  webhookResolver?: Resolver;
 }
 
 const listeningUrl = (app: FastifyInstance): string => {
@@ -70,7 +75,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
-    const services: Services = { config, db, processor, outbox: new OutboxSignal() };
+    const services: Services = {
+      config,
+      db,
+      processor,
+      outbox: new OutboxSignal(),
+      metrics: new Metrics(db),
+    };
     const redis = config.redisUrl
       ? new Redis(config.redisUrl, {
           connectTimeout: 1000,
@@ -93,6 +104,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false) {
       workers.push(startExpirySweeper(services, app.log));
+      const dispatcher = new WebhookDispatcher(services, app.log, services.metrics, {
+        ...(options.webhookResolver && { resolver: options.webhookResolver }),
+      });
+      await dispatcher.start();
+      workers.push(dispatcher);
     }
 
     let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { Processor } from "./processor/processor.ts";
 
 /** In-process wake-up for the webhook dispatcher; PostgreSQL's NOTIFY reaches the other instances. */
@@ -16,4 +17,5 @@ export interface Services {
   db: Database;
   processor: Processor;
   outbox: OutboxSignal;
+  metrics: Metrics;
 }

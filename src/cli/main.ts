@@ -20,6 +20,8 @@ Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, 
   checkout keys create GROUP_ID
   checkout keys revoke PUBLIC_KEY
   checkout reconciliation                     payments paid after they were cancelled
+  checkout deliveries failed                  webhook deliveries dropped after their last attempt
+  checkout webhook-secret rotate GROUP_ID [--grace SECONDS]
 
 Options: --json prints the raw JSON answer.`;
 
@@ -34,6 +36,7 @@ const { values, positionals } = parseArgs({
     "site-url": { type: "string" },
     inactive: { type: "boolean", default: false },
     active: { type: "string" },
+    grace: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -176,6 +179,19 @@ async function run() {
       );
     case "reconciliation":
       return print(await admin.call("GET", "/admin/v1/reconciliation"));
+    case "deliveries failed":
+      return print(await admin.call("GET", "/admin/v1/deliveries/failed"));
+    case "webhook-secret rotate": {
+      const grace = values.grace === undefined ? undefined : Number(values.grace);
+      if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");
+      return print(
+        await admin.call(
+          "POST",
+          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/webhook-secret/rotate`,
+          grace === undefined ? {} : { graceSeconds: grace },
+        ),
+      );
+    }
     default:
       fail(`unknown command "${route}" (see checkout --help)`);
   }

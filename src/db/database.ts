@@ -11,6 +11,11 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly kind: "postgres" | "embedded";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` on every NOTIFY to `channel`, from any instance, reconnecting as needed.
+   * The embedded database is one process, whose in-process signals already reach everyone.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -108,6 +113,36 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
         client.release(broken);
       }
     },
+    async listen(channel, onNotify) {
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let retry: NodeJS.Timeout | undefined;
+      const connect = async () => {
+        if (stopped) return;
+        const candidate = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
+        candidate.on("notification", onNotify);
+        candidate.on("error", () => {
+          candidate.end().catch(() => {});
+          if (!stopped) retry = setTimeout(connect, 1000);
+        });
+        try {
+          await candidate.connect();
+          await candidate.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+          client = candidate;
+          // Anything sent while we were away is picked up by this wake-up.
+          onNotify();
+        } catch {
+          candidate.end().catch(() => {});
+          if (!stopped) retry = setTimeout(connect, 1000);
+        }
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        clearTimeout(retry);
+        await client?.end().catch(() => {});
+      };
+    },
     async close() {
       await pool.end();
     },
@@ -130,6 +165,7 @@ export function embeddedDatabase(pglite: PGlite, onClose: () => Promise<void> = 
     query: outside.query,
     exec: outside.exec,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
+    listen: async () => async () => {},
     async close() {
       await pglite.close();
       await onClose();

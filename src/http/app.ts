@@ -11,6 +11,7 @@ import cancelPaymentRoute from "../payments/routes/cancel.ts";
 import createPaymentRoute from "../payments/routes/create.ts";
 import getPaymentRoute from "../payments/routes/get.ts";
 import type { Services } from "../services.ts";
+import webhookEventRoutes from "../webhooks/routes/events.ts";
 import type { AdminTokenState } from "./admin-auth.ts";
 import { installErrorEnvelope } from "./error-handler.ts";
 import { ApiError, errorResponseSchema } from "./errors.ts";
@@ -50,6 +51,20 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   installErrorEnvelope(app);
   app.addSchema(errorResponseSchema);
+  app.addHook("onResponse", async (request, reply) => {
+    services.metrics.httpRequests.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? "unknown",
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    reply.header("content-type", services.metrics.registry.contentType);
+    return services.metrics.registry.metrics();
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
@@ -100,6 +115,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     createPaymentRoute(api, services);
     getPaymentRoute(api, services);
     cancelPaymentRoute(api, services);
+    webhookEventRoutes(api, services);
   });
 
   adminRoutes(app, services, options.adminToken);

@@ -2,6 +2,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { Processor } from "../../src/processor/processor.ts";
 import { type RunningService, startService } from "../../src/server.ts";
+import type { Resolver } from "../../src/webhooks/safe-connect.ts";
 import { createTestDatabase } from "./database.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_for_the_suite";
@@ -61,7 +62,7 @@ export const validPayment = (overrides: Record<string, unknown> = {}) => ({
 /** The service as `npm start` runs it, on real listeners and a fresh database, quiet and fast. */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { processor?: Processor; workers?: boolean; db?: Database } = {},
+  options: { processor?: Processor; workers?: boolean; db?: Database; webhookResolver?: Resolver } = {},
 ): Promise<TestService> {
   const config = loadConfig({
     PORT: "0",

@@ -11,6 +11,7 @@ import {
   revokeApiKey,
   updateSafeSite,
 } from "../groups.ts";
+import { newWebhookSecret } from "../secrets.ts";
 
 const siteUrl = {
   type: "string",
@@ -157,6 +158,89 @@ export default function adminRoutes(app: FastifyInstance, services: Services, ad
           throw new ApiError("NOT_FOUND", "No active key with that public key");
         }
         return { success: true, data: { publicKey: request.params.publicKey, revoked: true } };
+      },
+    );
+
+    admin.get<{ Querystring: { limit?: string } }>(
+      "/admin/v1/deliveries/failed",
+      {
+        schema: {
+          summary: "Webhook deliveries that were dropped, across groups, newest first",
+          tags: ["admin"],
+          security,
+          querystring: { type: "object", properties: { limit: { type: "string", pattern: "^[0-9]{1,4}$" } } },
+        },
+      },
+      async (request) => {
+        const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), 1000);
+        const rows = await db.query<{
+          id: string;
+          event_id: string;
+          event: string;
+          payment_id: string;
+          group_id: string;
+          url: string;
+          attempts: number;
+          last_status_code: number | null;
+          last_error: string | null;
+          completed_at: Date;
+        }>(
+          `SELECT d.id, d.event_id, e.event, e.payment_id, e.group_id, d.url, d.attempts, d.last_status_code,
+                  d.last_error, d.completed_at
+           FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+           WHERE d.state = 'failed' ORDER BY d.completed_at DESC LIMIT $1`,
+          [limit],
+        );
+        return {
+          success: true,
+          data: rows.map((row) => ({
+            deliveryId: row.id,
+            eventId: row.event_id,
+            event: row.event,
+            transactionId: row.payment_id,
+            groupId: row.group_id,
+            url: row.url,
+            attempts: row.attempts,
+            lastStatusCode: row.last_status_code,
+            lastError: row.last_error,
+            failedAt: row.completed_at.toISOString(),
+          })),
+        };
+      },
+    );
+
+    admin.post<{ Params: { groupId: string }; Body: { graceSeconds?: number } | undefined }>(
+      "/admin/v1/groups/:groupId/webhook-secret/rotate",
+      {
+        schema: {
+          summary: "Issue a new webhook signing secret; the old one keeps signing during the grace period",
+          tags: ["admin"],
+          security,
+          params: idParams("groupId"),
+          body: {
+            type: ["object", "null"],
+            additionalProperties: false,
+            properties: { graceSeconds: { type: "integer", minimum: 0, maximum: 604800 } },
+          },
+        },
+      },
+      async (request) => {
+        requireUuid(request.params.groupId, "Group");
+        const graceSeconds = request.body?.graceSeconds ?? 86400;
+        const [row] = await db.query<{ webhook_secret: string; previous_webhook_secret_expires_at: Date }>(
+          `UPDATE groups SET previous_webhook_secret = webhook_secret, webhook_secret = $2,
+             previous_webhook_secret_expires_at = now() + make_interval(secs => $3)
+           WHERE id = $1 RETURNING webhook_secret, previous_webhook_secret_expires_at`,
+          [request.params.groupId, newWebhookSecret(), graceSeconds],
+        );
+        if (!row) throw notFound("Group");
+        return {
+          success: true,
+          data: {
+            webhookSecret: row.webhook_secret,
+            previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
+          },
+        };
       },
     );
 

@@ -1,0 +1,88 @@
+import { Agent, request } from "undici";
+import { isAllowedPrivateHost } from "../net/unreachable-host.ts";
+import { guardedLookup, type Resolver, refuseLiteralPrivateAddress, systemResolver } from "./safe-connect.ts";
+
+export type AttemptOutcome = "delivered" | "rejected" | "retry";
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  allowedPrivateHosts: readonly string[];
+  /** Injected in tests to answer chosen addresses without real DNS. */
+  resolver?: Resolver;
+}
+
+/** Spec §6.3: 2xx delivers; any 4xx stops; 5xx, 3xx, timeouts and network errors are retried. */
+export function classify(statusCode: number): AttemptOutcome {
+  if (statusCode >= 200 && statusCode < 300) return "delivered";
+  if (statusCode >= 400 && statusCode < 500) return "rejected";
+  return "retry";
+}
+
+export class WebhookSender {
+  private readonly guarded: Agent;
+  private readonly exempt: Agent;
+
+  constructor(private readonly options: SenderOptions) {
+    const resolver = options.resolver ?? systemResolver;
+    const agent = (refusePrivate: boolean) =>
+      new Agent({
+        connect: { lookup: guardedLookup(resolver, refusePrivate), timeout: options.timeoutMs },
+        keepAliveTimeout: 10_000,
+        connections: 16,
+      });
+    this.guarded = agent(true);
+    this.exempt = agent(false);
+  }
+
+  async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const target = new URL(url);
+      refuseLiteralPrivateAddress(target, this.options.allowedPrivateHosts);
+      const response = await request(target, {
+        method: "POST",
+        headers,
+        body,
+        dispatcher: isAllowedPrivateHost(target, this.options.allowedPrivateHosts)
+          ? this.exempt
+          : this.guarded,
+        // The whole exchange, headers and body, must fit in the timeout (spec §6.3 rules 1, 4).
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      });
+      // Only the status matters; the body is read (bounded by the timeout) so the socket can be reused.
+      await response.body.dump({ limit: 64 * 1024 });
+      return {
+        outcome: classify(response.statusCode),
+        statusCode: response.statusCode,
+        error: null,
+        durationMs: elapsed(),
+      };
+    } catch (error) {
+      const reason = error as Error & { code?: string };
+      const timedOut =
+        reason.name === "TimeoutError" || reason.name === "AbortError" || /timeout/i.test(reason.code ?? "");
+      return {
+        outcome: "retry",
+        statusCode: null,
+        error: timedOut
+          ? `timeout after ${this.options.timeoutMs} ms`
+          : `${reason.code ?? reason.name}: ${reason.message}`,
+        durationMs: elapsed(),
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guarded.close(), this.exempt.close()]);
+  }
+}
