@@ -34,7 +34,20 @@ export interface DispatcherOptions {
 
 /** The spec §6.1 headers and body, plus Standard Webhooks signature headers. */
 export function buildRequest(delivery: ClaimedDelivery, now = new Date()) {
-  const body = JSON.stringify({ ...delivery.payload, timestamp: delivery.sent_timestamp });
+  // jsonb does not keep key order, so the §6.1 order is rebuilt here.
+  const { payload } = delivery;
+  const body = JSON.stringify({
+    event: payload.event,
+    transactionId: payload.transactionId,
+    status: payload.status,
+    amount: payload.amount,
+    currency: payload.currency,
+    customerEmail: payload.customerEmail,
+    processorPaymentId: payload.processorPaymentId,
+    metadata: payload.metadata,
+    completedAt: payload.completedAt,
+    timestamp: delivery.sent_timestamp,
+  });
   const secrets = [delivery.webhook_secret];
   if (
     delivery.previous_webhook_secret &&

@@ -1,0 +1,58 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export type Behaviour = (received: Received, previous: Received[]) => Promise<number> | number;
+
+/** A merchant's webhook endpoint on loopback: answers per path and records every request. */
+export class Receiver {
+  readonly received: Received[] = [];
+  private server: Server | undefined;
+  url = "";
+
+  constructor(private readonly behaviours: Record<string, Behaviour>) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", async () => {
+        const path = (request.url ?? "/").split("?")[0] as string;
+        const received = {
+          path,
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString(),
+          at: Date.now(),
+        };
+        const previous = this.received.filter((entry) => entry.path === path);
+        this.received.push(received);
+        const behaviour = this.behaviours[path];
+        try {
+          const status = behaviour ? await behaviour(received, previous) : 404;
+          if (status >= 300 && status < 400) response.setHeader("location", `${this.url}/ok`);
+          response.writeHead(status, { "content-type": "application/json" }).end('{"received":true}');
+        } catch {
+          response.destroy();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((entry) => entry.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
