@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Database, postgresDatabase } from "../../src/db/database.ts";
+import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
+import { createTestDatabase, onPostgres } from "../helpers/database.ts";
+import { Receiver } from "../helpers/receiver.ts";
+import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+/** A database that outlives one service: reopened by each start, removed at the end. */
+async function durableDatabase(): Promise<{ open: () => Promise<Database>; remove: () => Promise<void> }> {
+  if (onPostgres) {
+    const fresh = await createTestDatabase();
+    return { open: async () => postgresDatabase(fresh.url as string), remove: () => fresh.db.close() };
+  }
+  const dir = await mkdtemp(join(tmpdir(), "checkout-durable-"));
+  return { open: () => openEmbeddedDatabase(dir), remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Queues `count` deliveries of one event shape to `url`, as the outbox would. */
+async function queueDeliveries(service: TestService, group: TestGroup, url: string, count: number) {
+  const payment = (await service.createPayment(group)).body.data.transactionId;
+  await service.services.db.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       SELECT gen_random_uuid(), $1, $2, 'payment.failed', 'cancelled', $3::jsonb FROM generate_series(1, $4)
+       RETURNING id
+     )
+     INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+     SELECT gen_random_uuid(), id, $5, $6, 'pending' FROM event`,
+    [
+      payment,
+      group.groupId,
+      JSON.stringify({ event: "payment.failed", transactionId: payment, status: "cancelled", metadata: {} }),
+      count,
+      url,
+      new URL(url).host,
+    ],
+  );
+  await service.services.db.query("SELECT pg_notify('webhook_outbox', '')");
+  service.services.outbox.wake();
+}
+
+describe("webhook durability and fairness", () => {
+  it("a delivery queued before a stop is sent after the next start", async () => {
+    const receiver = new Receiver({ "/hook": () => 200 });
+    await receiver.start();
+    const database = await durableDatabase();
+    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1" };
+    try {
+      const first = await startTestService(env, { db: await database.open(), workers: false });
+      const group = await first.createGroup();
+      const created = (await first.createPayment(group, { webhookUrl: `${receiver.url}/hook` })).body.data;
+      await first.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);
+      await sleep(200);
+      await first.close();
+      assert.equal(receiver.received.length, 0, "nothing was sent while no dispatcher ran");
+
+      const second = await startTestService(env, { db: await database.open() });
+      try {
+        await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
+        assert.equal(JSON.parse(receiver.received[0]?.body ?? "{}").transactionId, created.transactionId);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await receiver.stop();
+      await database.remove();
+    }
+  });
+
+  it("one slow receiver cannot starve the others", async () => {
+    const slow = new Receiver({
+      "/hook": async () => {
+        await sleep(400);
+        return 200;
+      },
+    });
+    const fast = new Receiver({ "/hook": () => 200 });
+    await slow.start();
+    await fast.start();
+    // Four in flight at most, one per destination: the slow host can hold only one.
+    const service = await startTestService({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_CONCURRENCY: "4" });
+    try {
+      const group = await service.createGroup();
+      await queueDeliveries(service, group, `${slow.url}/hook`, 12);
+      await queueDeliveries(service, group, `${fast.url}/hook`, 5);
+      await waitFor(
+        async () => (fast.received.length === 5 ? true : undefined),
+        3000,
+        "fast receiver served",
+      );
+      assert.ok(
+        slow.received.length < 12,
+        `slow receiver had ${slow.received.length} when the fast one was done`,
+      );
+    } finally {
+      await service.close();
+      await slow.stop();
+      await fast.stop();
+    }
+  });
+
+  it("two dispatchers on one PostgreSQL database deliver 1,000 events, none twice", {
+    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
+  }, async () => {
+    const receiver = new Receiver({ "/hook": () => 200 });
+    await receiver.start();
+    const database = await durableDatabase();
+    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_CONCURRENCY: "32" };
+    const first = await startTestService(env, { db: await database.open() });
+    const second = await startTestService(env, { db: await database.open() });
+    try {
+      const group = await first.createGroup();
+      await queueDeliveries(first, group, `${receiver.url}/hook`, 1000);
+      await waitFor(
+        async () => {
+          const [row] = await first.services.db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'succeeded'",
+          );
+          return row?.n === 1000 ? true : undefined;
+        },
+        60000,
+        "all delivered",
+      );
+      await sleep(200);
+      const ids = receiver.received.map((entry) => entry.headers["webhook-id"]);
+      assert.equal(ids.length, 1000, "no attempt was sent twice");
+      assert.equal(new Set(ids).size, 1000, "every event was delivered");
+      const [attempts] = await first.services.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_attempts",
+      );
+      assert.equal(attempts?.n, 1000);
+      const byInstance = await Promise.all(
+        [first, second].map(async (service) => {
+          const text = String((await service.request("GET", "/metrics")).body);
+          return Number(/webhook_attempts_total\{outcome="delivered"\} (\d+)/.exec(text)?.[1] ?? 0);
+        }),
+      );
+      assert.equal((byInstance[0] ?? 0) + (byInstance[1] ?? 0), 1000);
+      assert.ok(
+        (byInstance[0] ?? 0) > 0 && (byInstance[1] ?? 0) > 0,
+        `both dispatchers worked: ${byInstance}`,
+      );
+    } finally {
+      await first.close();
+      await second.close();
+      await receiver.stop();
+      await database.remove();
+    }
+  });
+});
