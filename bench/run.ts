@@ -1,0 +1,529 @@
+// npm run bench [-- --quick] [-- --soak] [-- --profile]
+// Drives the real service (PostgreSQL, sandbox processor) and same-run baselines with autocannon on
+// loopback, then prints one table. Exits non-zero only if a scenario errors.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import pg from "pg";
+import Stripe from "stripe";
+
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has("--quick");
+const SOAK = args.has("--soak");
+const PROFILE = args.has("--profile");
+const DURATION_S = QUICK ? 4 : 15;
+const CONNECTIONS = 32;
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
+const STRIPE_WEBHOOK_SECRET = "whsec_bench_secret";
+
+interface Figure {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  baseline?: string;
+  note?: string;
+}
+
+const figures: Figure[] = [];
+const children: ChildProcess[] = [];
+let failed = false;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout?.resume();
+  children.push(child);
+  return child;
+}
+
+async function waitUntilUp(url: string, timeoutMs = 60000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {}
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await Promise.race([exited, sleep(15000)]);
+}
+
+async function rssMb(pid: number | undefined): Promise<number> {
+  if (!pid) return 0;
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Samples a process's resident memory until stopped; returns the peak. */
+function watchMemory(pid: number | undefined) {
+  let peak = 0;
+  const samples: number[] = [];
+  const timer = setInterval(async () => {
+    const mb = await rssMb(pid);
+    samples.push(mb);
+    peak = Math.max(peak, mb);
+  }, 500);
+  return {
+    samples,
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+async function cannon(
+  scenario: string,
+  options: autocannon.Options,
+  extra: Pick<Figure, "baseline" | "note"> = {},
+): Promise<Figure> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const figure: Figure = {
+    scenario,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    ...extra,
+  };
+  if (errors > 0) failed = true;
+  figures.push(figure);
+  process.stderr.write(
+    `  ${scenario}: ${figure.rps} req/s, p99 ${figure.p99} ms${errors ? `, ${errors} errors` : ""}\n`,
+  );
+  return figure;
+}
+
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `checkout_bench_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: ADMIN_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+interface Service {
+  child: ChildProcess;
+  url: string;
+  sandboxUrl: string;
+  keys: { "x-public-key": string; "x-secret-key": string };
+  groupId: string;
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const sandboxPort = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = start(
+    "src/main.ts",
+    {
+      PORT: String(port),
+      SANDBOX_PORT: String(sandboxPort),
+      PUBLIC_URL: url,
+      ADMIN_TOKEN,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_MAX: "1000000000",
+      STRIPE_WEBHOOK_SECRET,
+      ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+      EXPIRY_SWEEP_INTERVAL_MS: "60000",
+      ...env,
+    },
+    PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [],
+  );
+  await waitUntilUp(`${url}/health/ready`);
+  const response = await fetch(`${url}/admin/v1/groups`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench shop" }),
+  });
+  const group = (
+    (await response.json()) as { data: { groupId: string; publicKey: string; secretKey: string } }
+  ).data;
+  return {
+    child,
+    url,
+    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    keys: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey },
+    groupId: group.groupId,
+  };
+}
+
+const createBody = JSON.stringify({
+  amount: 1999,
+  currency: "usd",
+  customerEmail: "bench@example.com",
+  successUrl: "https://shop.example.com/ok/{transactionId}",
+  cancelUrl: "https://shop.example.com/cart",
+  metadata: { orderId: "bench" },
+});
+
+async function createPayments(service: Service, count: number): Promise<{ id: string; sessionId: string }[]> {
+  const created: { id: string; sessionId: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${service.url}/api/v1/payments/create`, {
+      method: "POST",
+      headers: { ...service.keys, "content-type": "application/json" },
+      body: createBody,
+    });
+    const data = ((await response.json()) as { data: { transactionId: string; sessionId: string } }).data;
+    created.push({ id: data.transactionId, sessionId: data.sessionId });
+  }
+  return created;
+}
+
+async function webhookScenario(service: Service, databaseUrl: string): Promise<void> {
+  const receiverPort = await freePort();
+  const receiver = start("bench/receiver.ts", { PORT: String(receiverPort) });
+  await waitUntilUp(`http://127.0.0.1:${receiverPort}/`);
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const [payment] = await createPayments(service, 1);
+  const queue = async (url: string, count: number) => {
+    await db.query(
+      `WITH event AS (
+         INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+         SELECT gen_random_uuid(), $1, $2, 'payment.failed', 'cancelled', $3::jsonb FROM generate_series(1, $4) RETURNING id
+       )
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT gen_random_uuid(), id, $5, $6, 'pending' FROM event`,
+      [
+        payment?.id,
+        service.groupId,
+        JSON.stringify({
+          event: "payment.failed",
+          transactionId: payment?.id,
+          status: "cancelled",
+          amount: 1999,
+          currency: "usd",
+          metadata: {},
+        }),
+        count,
+        url,
+        new URL(url).host,
+      ],
+    );
+    await db.query("SELECT pg_notify('webhook_outbox', '')");
+  };
+  const delivered = async (url: string) =>
+    Number(
+      (
+        await db.query(
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
+          [url],
+        )
+      ).rows[0].n,
+    );
+  const waitDelivered = async (url: string, count: number) => {
+    const deadline = Date.now() + 120000;
+    while ((await delivered(url)) < count) {
+      if (Date.now() > deadline) throw new Error("webhooks were not all delivered in time");
+      await sleep(20);
+    }
+  };
+
+  // Throughput: a backlog drained as fast as the dispatcher goes.
+  const drainUrl = `http://127.0.0.1:${receiverPort}/drain`;
+  const backlog = QUICK ? 3000 : 10000;
+  const started = performance.now();
+  await queue(drainUrl, backlog);
+  await waitDelivered(drainUrl, backlog);
+  const drainRate = Math.round(backlog / ((performance.now() - started) / 1000));
+
+  // Latency: state changes arriving at a steady 1,000/s, each measured from its commit to its first attempt.
+  const pacedUrl = `http://127.0.0.1:${receiverPort}/paced`;
+  const batches = DURATION_S * 20;
+  for (let i = 0; i < batches; i++) {
+    await queue(pacedUrl, 50);
+    await sleep(50);
+  }
+  await waitDelivered(pacedUrl, batches * 50);
+  const { rows } = await db.query(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+     FROM (SELECT EXTRACT(EPOCH FROM (a.attempted_at - d.created_at)) * 1000 AS ms
+           FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+           WHERE d.url = $1) delays`,
+    [pacedUrl],
+  );
+  figures.push({
+    scenario: "webhook delivery",
+    rps: drainRate,
+    p50: Math.round(Number(rows[0].p50)),
+    p99: Math.round(Number(rows[0].p99)),
+    errors: 0,
+    note: `deliveries/s draining ${backlog}; p50/p99 = change → first attempt at 1,000/s`,
+  });
+  process.stderr.write(
+    `  webhook delivery: ${drainRate}/s, first attempt p99 ${Math.round(Number(rows[0].p99))} ms\n`,
+  );
+  await db.end();
+  await stop(receiver);
+}
+
+function intakeRequests(sessions: { id: string; sessionId: string }[]) {
+  let counter = 0;
+  return [
+    {
+      method: "POST" as const,
+      path: "/processor/webhooks/stripe",
+      setupRequest: (request: autocannon.Request) => {
+        counter += 1;
+        const payment = sessions[counter % sessions.length] as { id: string; sessionId: string };
+        const body = JSON.stringify({
+          id: `evt_bench_${counter}_${randomUUID()}`,
+          object: "event",
+          type: "checkout.session.completed",
+          created: Math.floor(Date.now() / 1000),
+          data: {
+            object: {
+              id: payment.sessionId,
+              object: "checkout.session",
+              payment_status: "paid",
+              status: "complete",
+              payment_intent: `pi_bench_${counter}`,
+              metadata: { transactionId: payment.id },
+            },
+          },
+        });
+        const signature = Stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret: STRIPE_WEBHOOK_SECRET,
+        });
+        return {
+          ...request,
+          body,
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+        };
+      },
+    },
+  ];
+}
+
+function printTable(peakRss: number, soak?: { start: number; end: number; peak: number; minutes: number }) {
+  const byName = new Map(figures.map((figure) => [figure.scenario, figure]));
+  const ratio = (figure: Figure) => {
+    const baseline = figure.baseline ? byName.get(figure.baseline) : undefined;
+    return baseline ? `${Math.round((figure.rps / baseline.rps) * 100)} % of ${figure.baseline}` : "";
+  };
+  const targets: Record<string, (figure: Figure) => string> = {
+    "create (pg)": (f) =>
+      verdict(
+        f.rps >= 0.4 * (byName.get("baseline: insert")?.rps ?? 0) && f.p99 <= 50,
+        "≥ 40 % of insert, p99 ≤ 50 ms",
+      ),
+    "get (pg)": (f) =>
+      verdict(
+        f.rps >= 0.7 * (byName.get("baseline: select")?.rps ?? 0) && f.p99 <= 50,
+        "≥ 70 % of select, p99 ≤ 50 ms",
+      ),
+    "webhook delivery": (f) =>
+      verdict(f.rps >= 1000 && f.p99 <= 100, "≥ 1,000/s, first attempt p99 ≤ 100 ms"),
+    "create (embedded)": (f) => verdict(f.rps >= 500, "≥ 500/s"),
+  };
+  const rows = [
+    ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "target"],
+    ...figures.map((figure) => [
+      figure.scenario,
+      String(figure.rps),
+      String(figure.p50),
+      String(figure.p99),
+      String(figure.errors),
+      ratio(figure),
+      targets[figure.scenario]?.(figure) ?? "",
+    ]),
+    [
+      "peak RSS (service, pg)",
+      `${Math.round(peakRss)} MB`,
+      "",
+      "",
+      "",
+      "",
+      verdict(peakRss <= 200, "≤ 200 MB"),
+    ],
+  ];
+  if (soak) {
+    rows.push([
+      `soak ${soak.minutes} min RSS`,
+      `${Math.round(soak.start)} → ${Math.round(soak.end)} MB`,
+      "",
+      "",
+      "",
+      `peak ${Math.round(soak.peak)} MB`,
+      verdict(soak.peak <= 200 && soak.end - soak.start <= 20, "≤ 200 MB and flat"),
+    ]);
+  }
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  const line = (row: string[]) =>
+    `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  process.stdout.write(
+    `\n${line(rows[0] as string[])}\n| ${widths.map((width) => "-".repeat(width)).join(" | ")} |\n`,
+  );
+  for (const row of rows.slice(1)) process.stdout.write(`${line(row)}\n`);
+  process.stdout.write(
+    `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario, loopback, ${new Date().toISOString()}\n`,
+  );
+}
+
+function verdict(met: boolean, target: string): string {
+  return `${met ? "met" : "MISSED"}: ${target}`;
+}
+
+async function main() {
+  const database = await freshDatabase();
+  const baselinePort = await freePort();
+  let service: Service | undefined;
+  try {
+    process.stderr.write("baselines\n");
+    const baseline = start("bench/baseline-server.ts", {
+      PORT: String(baselinePort),
+      DATABASE_URL: database.url,
+    });
+    await waitUntilUp(`http://127.0.0.1:${baselinePort}/bare`);
+    const baseUrl = `http://127.0.0.1:${baselinePort}`;
+    await cannon("baseline: bare", { url: `${baseUrl}/bare` });
+    await cannon("baseline: insert", {
+      url: `${baseUrl}/insert`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: createBody,
+    });
+    await cannon("baseline: select", { url: `${baseUrl}/select` });
+    await stop(baseline);
+
+    process.stderr.write("service on PostgreSQL\n");
+    service = await startService({ DATABASE_URL: database.url });
+    const memory = watchMemory(service.child.pid);
+    await cannon(
+      "create (pg)",
+      {
+        url: `${service.url}/api/v1/payments/create`,
+        method: "POST",
+        headers: { ...service.keys, "content-type": "application/json" },
+        body: createBody,
+      },
+      { baseline: "baseline: insert" },
+    );
+    const payments = await createPayments(service, 200);
+    let next = 0;
+    await cannon(
+      "get (pg)",
+      {
+        url: service.url,
+        requests: [
+          {
+            method: "GET",
+            setupRequest: (request) => {
+              next = (next + 1) % payments.length;
+              return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: service?.keys };
+            },
+          },
+        ],
+      },
+      { baseline: "baseline: select" },
+    );
+    await cannon(
+      "auth test (pg)",
+      { url: `${service.url}/api/v1/auth/test`, headers: service.keys },
+      { baseline: "baseline: select" },
+    );
+    await cannon(
+      "processor event intake",
+      { url: service.url, requests: intakeRequests(payments) },
+      { baseline: "baseline: insert" },
+    );
+    await webhookScenario(service, database.url);
+    const peakRss = memory.stop();
+
+    let soak: { start: number; end: number; peak: number; minutes: number } | undefined;
+    if (SOAK) {
+      process.stderr.write("soak: 5 minutes of create + get\n");
+      const soakMemory = watchMemory(service.child.pid);
+      const minutes = 5;
+      await autocannon({
+        url: service.url,
+        connections: CONNECTIONS,
+        duration: minutes * 60,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/v1/payments/create",
+            headers: { ...service.keys, "content-type": "application/json" },
+            body: createBody,
+          },
+          { method: "GET", path: `/api/v1/payments/${payments[0]?.id}`, headers: service.keys },
+        ],
+      });
+      const soakPeak = soakMemory.stop();
+      // The first minute is warm-up (JIT, pools, caches); flatness is judged after it.
+      const warm = soakMemory.samples[Math.min(120, soakMemory.samples.length - 1)] ?? 0;
+      soak = { start: warm, end: soakMemory.samples.at(-1) ?? 0, peak: soakPeak, minutes };
+    }
+    await stop(service.child);
+    service = undefined;
+
+    process.stderr.write("service on the embedded database\n");
+    const dataDir = await mkdtemp(join(tmpdir(), "checkout-bench-"));
+    try {
+      const embedded = await startService({ DATA_DIR: dataDir, DATABASE_URL: "" });
+      await cannon(
+        "create (embedded)",
+        {
+          url: `${embedded.url}/api/v1/payments/create`,
+          method: "POST",
+          headers: { ...embedded.keys, "content-type": "application/json" },
+          body: createBody,
+        },
+        { baseline: "baseline: insert" },
+      );
+      await stop(embedded.child);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    printTable(peakRss, soak);
+  } catch (error) {
+    failed = true;
+    process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
+  } finally {
+    for (const child of children) await stop(child);
+    await database.drop().catch(() => {});
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+await main();
