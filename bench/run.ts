@@ -44,8 +44,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
+function start(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  scriptArgs: string[] = [],
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, ...scriptArgs], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -150,11 +155,22 @@ async function startService(env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const sandboxPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  // The processor runs in its own process, as Stripe would, so its work is not charged to the service.
+  start(
+    "src/cli/main.ts",
+    { SANDBOX_PORT: String(sandboxPort), PUBLIC_URL: url, STRIPE_WEBHOOK_SECRET, LOG_LEVEL: "warn" },
+    [],
+    ["sandbox"],
+  );
+  await waitUntilUp(`${sandboxUrl}/sandbox/requests`);
   const child = start(
     "src/main.ts",
     {
       PORT: String(port),
-      SANDBOX_PORT: String(sandboxPort),
+      PROCESSOR: "stripe",
+      STRIPE_SECRET_KEY: "sk_test_bench",
+      STRIPE_API_URL: sandboxUrl,
       PUBLIC_URL: url,
       ADMIN_TOKEN,
       LOG_LEVEL: "warn",
@@ -178,7 +194,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
   return {
     child,
     url,
-    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    sandboxUrl,
     keys: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey },
     groupId: group.groupId,
   };

@@ -8,6 +8,7 @@ import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
 import { type AdminTokenState, resolveAdminToken } from "./http/admin-auth.ts";
 import { buildApp } from "./http/app.ts";
+import { MerchantAuthenticator } from "./http/merchant-auth.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { startExpirySweeper } from "./payments/expiry.ts";
 import processorIntakeRoute from "./processor/intake.ts";
@@ -75,12 +76,16 @@ export async function startService(config: Config, options: StartOptions = {}): 
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
+    const merchantAuth = new MerchantAuthenticator(db);
+    await merchantAuth.start();
+    stoppers.push(() => merchantAuth.stop());
     const services: Services = {
       config,
       db,
       processor,
       outbox: new OutboxSignal(),
       metrics: new Metrics(db),
+      merchantAuth,
     };
     const redis = config.redisUrl
       ? new Redis(config.redisUrl, {

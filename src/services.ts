@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { MerchantAuthenticator } from "./http/merchant-auth.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { Processor } from "./processor/processor.ts";
 
@@ -18,4 +19,5 @@ export interface Services {
   processor: Processor;
   outbox: OutboxSignal;
   metrics: Metrics;
+  merchantAuth: MerchantAuthenticator;
 }

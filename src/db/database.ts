@@ -15,7 +15,7 @@ export interface Database extends Queryable {
    * Calls `onNotify` on every NOTIFY to `channel`, from any instance, reconnecting as needed.
    * The embedded database is one process, whose in-process signals already reach everyone.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -120,7 +120,7 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
       const connect = async () => {
         if (stopped) return;
         const candidate = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
-        candidate.on("notification", onNotify);
+        candidate.on("notification", (message) => onNotify(message.payload));
         candidate.on("error", () => {
           candidate.end().catch(() => {});
           if (!stopped) retry = setTimeout(connect, 1000);
@@ -129,7 +129,7 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
           await candidate.connect();
           await candidate.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
           client = candidate;
-          // Anything sent while we were away is picked up by this wake-up.
+          // Anything sent while we were away is covered by this payload-less call.
           onNotify();
         } catch {
           candidate.end().catch(() => {});

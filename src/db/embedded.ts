@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite as PGliteInstance } from "@electric-sql/pglite";
 import { type Database, embeddedDatabase } from "./database.ts";
 
 export class DataDirLockedError extends Error {
@@ -48,7 +48,9 @@ function lockDataDir(dataDir: string): () => void {
 export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
   const unlock = lockDataDir(dataDir);
   try {
-    const pglite = await PGlite.create(join(dataDir, "pglite"));
+    // Loaded only when used: a service on PostgreSQL never pays for the embedded engine.
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pglite: PGliteInstance = await PGlite.create(join(dataDir, "pglite"));
     return embeddedDatabase(pglite, async () => unlock());
   } catch (error) {
     unlock();
@@ -58,6 +60,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
 
 /** An in-memory database, optionally started from a dump (`dumpDataDir`) to skip initdb. */
 export async function openMemoryDatabase(image?: Blob | File): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
   const pglite = await PGlite.create(image ? { loadDataDir: image } : {});
   return embeddedDatabase(pglite);
 }

@@ -15,7 +15,6 @@ import webhookEventRoutes from "../webhooks/routes/events.ts";
 import type { AdminTokenState } from "./admin-auth.ts";
 import { installErrorEnvelope } from "./error-handler.ts";
 import { ApiError, errorResponseSchema } from "./errors.ts";
-import { authenticateMerchant } from "./merchant-auth.ts";
 
 export interface AppOptions {
   adminToken: AdminTokenState;
@@ -39,7 +38,7 @@ export function loggerOptions(level: string): FastifyServerOptions["logger"] {
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const { config, db } = services;
+  const { config } = services;
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
     bodyLimit: 64 * 1024,
@@ -91,7 +90,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   await app.register(async (api) => {
     api.addHook("onRequest", async (request, reply) => {
-      request.merchant = await authenticateMerchant(db, request);
+      request.merchant = await services.merchantAuth.authenticate(request);
       reply.header("cache-control", "no-store");
     });
     // Spec §4: bodies are JSON; Fastify would otherwise also accept text/plain.

@@ -94,10 +94,14 @@ export async function insertApiKey(db: Queryable, groupId: string): Promise<KeyP
   return pair;
 }
 
-export async function revokeApiKey(db: Queryable, publicKey: string): Promise<boolean> {
+/** Revokes a key and tells every instance to drop it from its auth cache (on commit). */
+export async function revokeApiKey(db: Queryable, publicKey: string, channel: string): Promise<boolean> {
   const rows = await db.query(
-    "UPDATE api_keys SET revoked_at = now() WHERE public_key = $1 AND revoked_at IS NULL RETURNING public_key",
-    [publicKey],
+    `WITH revoked AS (
+       UPDATE api_keys SET revoked_at = now() WHERE public_key = $1 AND revoked_at IS NULL RETURNING public_key
+     )
+     SELECT pg_notify($2, public_key) FROM revoked`,
+    [publicKey, channel],
   );
   return rows.length === 1;
 }

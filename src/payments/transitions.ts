@@ -1,4 +1,5 @@
-import type { Queryable } from "../db/database.ts";
+import type { Database, Queryable } from "../db/database.ts";
+import { EVENT_FOR_STATUS } from "../webhooks/events.ts";
 import { enqueueWebhookEvent } from "../webhooks/outbox.ts";
 import type { PaymentRow, PaymentStatus } from "./payment.ts";
 
@@ -106,4 +107,13 @@ export async function transition(
   const { previous_status: from, ...payment } = row;
   const queuedWebhook = request.notify === false ? false : await enqueueWebhookEvent(tx, payment);
   return { payment, from, queuedWebhook };
+}
+
+/**
+ * A transition in its own transaction. One that causes no event is a single atomic statement, so
+ * it skips BEGIN/COMMIT: two round trips fewer on the create path.
+ */
+export function applyTransition(db: Database, request: TransitionRequest): Promise<TransitionResult | null> {
+  const causesEvent = request.notify !== false && EVENT_FOR_STATUS[request.to] !== undefined;
+  return causesEvent ? db.transaction((tx) => transition(tx, request)) : transition(db, request);
 }

@@ -24,6 +24,16 @@ interface ClaimedDelivery {
   previous_webhook_secret_expires_at: Date | null;
 }
 
+interface PendingResult {
+  deliveryId: string;
+  attempt: number;
+  attemptedAt: Date;
+  result: AttemptResult;
+  state: "succeeded" | "failed" | "pending";
+  retryDelayMs: number;
+  done: { resolve: () => void; reject: (error: unknown) => void };
+}
+
 export interface DispatcherOptions {
   resolver?: Resolver;
   /** Fallback poll for retries that fell due and for wake-ups that got lost. */
@@ -81,6 +91,9 @@ export class WebhookDispatcher {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private claiming = false;
   private wakeRequested = false;
+  private wakeScheduled = false;
+  private pendingResults: PendingResult[] = [];
+  private flushScheduled = false;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -110,13 +123,20 @@ export class WebhookDispatcher {
     this.wake();
   }
 
+  /** Wake-ups in one tick (many finished attempts, a burst of NOTIFYs) make one claim. */
   readonly wake = (): void => {
     if (this.stopped) return;
     if (this.claiming) {
       this.wakeRequested = true;
       return;
     }
-    void this.claimAndSend();
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      if (!this.claiming && !this.stopped) void this.claimAndSend();
+      else this.wakeRequested = true;
+    });
   };
 
   private async claimAndSend(): Promise<void> {
@@ -138,41 +158,48 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * One statement: lock due rows (skipping rows another dispatcher holds), keep at most
+   * perDestinationLimit in flight per receiver, and lease the chosen ones. The row locks end with
+   * the statement; the lease (locked_until) keeps others away until the attempt is recorded.
+   */
   private async claim(limit: number): Promise<ClaimedDelivery[]> {
-    const saturated = [...this.inFlightByDestination]
+    const busy = [...this.inFlightByDestination];
+    const saturated = busy
       .filter(([, count]) => count >= this.perDestinationLimit)
       .map(([destination]) => destination);
     const leaseMs = this.services.config.webhookTimeoutMs + 30_000;
-    return this.services.db.transaction(async (tx) => {
-      const due = await tx.query<{ id: string; destination: string }>(
-        `SELECT id, destination FROM webhook_deliveries
+    return this.services.db.query<ClaimedDelivery>(
+      `WITH locked AS (
+         SELECT id, destination, next_attempt_at FROM webhook_deliveries
          WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
            AND NOT (destination = ANY($2::text[]))
          ORDER BY next_attempt_at
          LIMIT $1
-         FOR UPDATE SKIP LOCKED`,
-        [limit, saturated],
-      );
-      const taken = new Map<string, number>();
-      const chosen = due.filter(({ destination }) => {
-        const count = (this.inFlightByDestination.get(destination) ?? 0) + (taken.get(destination) ?? 0);
-        if (count >= this.perDestinationLimit) return false;
-        taken.set(destination, (taken.get(destination) ?? 0) + 1);
-        return true;
-      });
-      if (chosen.length === 0) return [];
-      return tx.query<ClaimedDelivery>(
-        `UPDATE webhook_deliveries d SET
-           locked_until = now() + make_interval(secs => $2::double precision / 1000),
-           attempts = d.attempts + 1,
-           sent_timestamp = COALESCE(d.sent_timestamp, $3)
-         FROM webhook_events e JOIN groups g ON g.id = e.group_id
-         WHERE d.id = ANY($1::uuid[]) AND e.id = d.event_id
-         RETURNING d.id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-           e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
-        [chosen.map((row) => row.id), leaseMs, new Date().toISOString()],
-      );
-    });
+         FOR UPDATE SKIP LOCKED
+       ), ranked AS (
+         SELECT locked.id,
+           row_number() OVER (PARTITION BY locked.destination ORDER BY locked.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
+         FROM locked LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+       )
+       UPDATE webhook_deliveries d SET
+         locked_until = now() + make_interval(secs => $5::double precision / 1000),
+         attempts = d.attempts + 1,
+         sent_timestamp = COALESCE(d.sent_timestamp, $6)
+       FROM ranked, webhook_events e JOIN groups g ON g.id = e.group_id
+       WHERE d.id = ranked.id AND ranked.slot <= $7 AND e.id = d.event_id
+       RETURNING d.id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
+         e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
+      [
+        limit,
+        saturated,
+        busy.map(([destination]) => destination),
+        busy.map(([, count]) => count),
+        leaseMs,
+        new Date().toISOString(),
+        this.perDestinationLimit,
+      ],
+    );
   }
 
   private launch(delivery: ClaimedDelivery): void {
@@ -203,7 +230,14 @@ export class WebhookDispatcher {
     const retryDelay = result.outcome === "retry" ? delays[delivery.attempts - 1] : undefined;
     const state =
       result.outcome === "delivered" ? "succeeded" : retryDelay === undefined ? "failed" : "pending";
-    await this.record(delivery, attemptedAt, result, state, retryDelay ?? 0);
+    await this.record({
+      deliveryId: delivery.id,
+      attempt: delivery.attempts,
+      attemptedAt,
+      result,
+      state,
+      retryDelayMs: retryDelay ?? 0,
+    });
     const outcome = state === "failed" && result.outcome === "retry" ? "dropped" : result.outcome;
     this.metrics?.webhookDeliveries.inc({ outcome });
     this.metrics?.webhookAttemptSeconds.observe({ outcome }, result.durationMs / 1000);
@@ -228,37 +262,56 @@ export class WebhookDispatcher {
     }
   }
 
-  private async record(
-    delivery: ClaimedDelivery,
-    attemptedAt: Date,
-    result: AttemptResult,
-    state: "succeeded" | "failed" | "pending",
-    retryDelayMs: number,
-  ): Promise<void> {
-    await this.services.db.query(
-      `WITH attempt AS (
-         INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6)
-       )
-       UPDATE webhook_deliveries SET
-         state = $7,
-         locked_until = NULL,
-         next_attempt_at = CASE WHEN $7 = 'pending' THEN now() + make_interval(secs => $8::double precision / 1000) ELSE next_attempt_at END,
-         completed_at = CASE WHEN $7 = 'pending' THEN NULL ELSE now() END,
-         last_status_code = $4,
-         last_error = $5
-       WHERE id = $1`,
-      [
-        delivery.id,
-        delivery.attempts,
-        attemptedAt,
-        result.statusCode,
-        result.error,
-        result.durationMs,
-        state,
-        retryDelayMs,
-      ],
-    );
+  /** Queues an attempt's outcome; outcomes finishing together are written in one statement. */
+  private record(result: Omit<PendingResult, "done">): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pendingResults.push({ ...result, done: { resolve, reject } });
+      if (this.pendingResults.length >= 100) void this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pendingResults;
+    this.pendingResults = [];
+    if (batch.length === 0) return;
+    try {
+      await this.services.db.query(
+        `WITH results AS (
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[])
+             AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms)
+         ), attempt AS (
+           INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+           SELECT id, attempt, attempted_at, status_code, error, duration_ms FROM results
+         )
+         UPDATE webhook_deliveries d SET
+           state = r.state,
+           locked_until = NULL,
+           next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.retry_ms / 1000) ELSE d.next_attempt_at END,
+           completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE now() END,
+           last_status_code = r.status_code,
+           last_error = r.error
+         FROM results r WHERE d.id = r.id`,
+        [
+          batch.map((entry) => entry.deliveryId),
+          batch.map((entry) => entry.attempt),
+          batch.map((entry) => entry.attemptedAt),
+          batch.map((entry) => entry.result.statusCode),
+          batch.map((entry) => entry.result.error),
+          batch.map((entry) => entry.result.durationMs),
+          batch.map((entry) => entry.state),
+          batch.map((entry) => entry.retryDelayMs),
+        ],
+      );
+      for (const entry of batch) entry.done.resolve();
+    } catch (error) {
+      // Unrecorded attempts keep their lease; when it runs out they are claimed and sent again.
+      for (const entry of batch) entry.done.reject(error);
+    }
   }
 
   /** Stops claiming, lets attempts in flight finish (each bounded by the timeout), and closes sockets. */
@@ -269,6 +322,7 @@ export class WebhookDispatcher {
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();
     await Promise.allSettled([...this.active]);
+    await this.flush();
     await this.sender.close();
   }
 }

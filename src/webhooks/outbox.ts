@@ -27,12 +27,16 @@ export async function enqueueWebhookEvent(tx: Queryable, payment: PaymentRow): P
     );
     return false;
   }
+  // One statement: the event, its delivery, and the NOTIFY that wakes dispatchers on commit.
   await tx.query(
     `WITH event AS (
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT $7, id, $8, $9, 'pending' FROM event
      )
-     INSERT INTO webhook_deliveries (id, event_id, url, destination, state) SELECT $7, id, $8, $9, 'pending' FROM event`,
+     SELECT pg_notify($10, '')`,
     [
       eventId,
       payment.id,
@@ -43,8 +47,8 @@ export async function enqueueWebhookEvent(tx: Queryable, payment: PaymentRow): P
       randomUUID(),
       payment.webhook_url,
       destinationOf(payment.webhook_url),
+      OUTBOX_CHANNEL,
     ],
   );
-  await tx.query("SELECT pg_notify($1, '')", [OUTBOX_CHANNEL]);
   return true;
 }

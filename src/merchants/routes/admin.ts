@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { type AdminTokenState, authenticateAdmin } from "../../http/admin-auth.ts";
 import { ApiError, notFound } from "../../http/errors.ts";
+import { API_KEYS_CHANNEL } from "../../http/merchant-auth.ts";
 import { UUID_PATTERN } from "../../payments/payment.ts";
 import type { Services } from "../../services.ts";
 import {
@@ -154,9 +155,10 @@ export default function adminRoutes(app: FastifyInstance, services: Services, ad
         },
       },
       async (request) => {
-        if (!(await revokeApiKey(db, request.params.publicKey))) {
+        if (!(await revokeApiKey(db, request.params.publicKey, API_KEYS_CHANNEL))) {
           throw new ApiError("NOT_FOUND", "No active key with that public key");
         }
+        services.merchantAuth.forget(request.params.publicKey);
         return { success: true, data: { publicKey: request.params.publicKey, revoked: true } };
       },
     );

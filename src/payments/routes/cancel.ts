@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, notFound } from "../../http/errors.ts";
 import type { Services } from "../../services.ts";
+import { UUID_PATTERN } from "../payment.ts";
 import { errorResponses, merchantSecurity, paymentIdParamsSchema, successEnvelope } from "../schemas.ts";
-import { transition } from "../transitions.ts";
+import { applyTransition } from "../transitions.ts";
 import { findOwnPayment } from "./get.ts";
 
 const resultSchema = {
@@ -32,17 +33,18 @@ export default function cancelPaymentRoute(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const { groupId } = request.merchant;
-      const payment = await findOwnPayment(services, groupId, request.params.id);
-      const result = await services.db.transaction((tx) =>
-        transition(tx, {
-          paymentId: payment.id,
-          groupId,
-          to: "cancelled",
-          from: ["pending", "processing"],
-          reason: "merchant_cancel",
-        }),
-      );
+      const { id } = request.params;
+      if (!UUID_PATTERN.test(id)) throw notFound();
+      const result = await applyTransition(services.db, {
+        paymentId: id,
+        groupId,
+        to: "cancelled",
+        from: ["pending", "processing"],
+        reason: "merchant_cancel",
+      });
       if (!result) {
+        // Not cancelled: either not the caller's payment (404) or already past processing.
+        await findOwnPayment(services, groupId, id);
         throw new ApiError(
           "ALREADY_COMPLETED",
           "Only pending or processing payments can be cancelled; read the payment for its current status",
@@ -51,7 +53,7 @@ export default function cancelPaymentRoute(app: FastifyInstance, services: Servi
       if (result.queuedWebhook) services.outbox.wake();
       return {
         success: true,
-        data: { id: payment.id, status: "cancelled", message: "Payment cancelled" },
+        data: { id, status: "cancelled", message: "Payment cancelled" },
       };
     },
   );

@@ -11,7 +11,7 @@ import {
 } from "../idempotency.ts";
 import type { Currency } from "../payment.ts";
 import { errorResponses, merchantSecurity, merchantUrlSchema, successEnvelope } from "../schemas.ts";
-import { transition } from "../transitions.ts";
+import { applyTransition } from "../transitions.ts";
 
 export interface CreatePaymentBody {
   amount: number;
@@ -83,39 +83,38 @@ export default function createPaymentRoute(app: FastifyInstance, services: Servi
   const { db, config, processor } = services;
   // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
   const rotation = new Map<string, number>();
-
-  async function pickSafeSite(groupId: string) {
-    const sites = await db.query<{ id: string; url: string }>(
-      "SELECT id, url FROM safe_sites WHERE group_id = $1 AND is_active ORDER BY position",
-      [groupId],
-    );
-    if (sites.length === 0) {
-      throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
-    }
+  const nextTurn = (groupId: string) => {
     const turn = rotation.get(groupId) ?? 0;
     rotation.set(groupId, (turn + 1) % 1_000_000);
-    return sites[turn % sites.length] as { id: string; url: string };
-  }
+    return turn;
+  };
 
   async function create(groupId: string, body: CreatePaymentBody): Promise<CreatePaymentResult> {
     if (body.customerEmail === undefined) {
       throw new ApiError("PROCESSOR_ERROR", "The processor rejected the payment: customerEmail is required");
     }
-    const site = await pickSafeSite(groupId);
     const id = randomUUID();
     const linkToken = randomBytes(24).toString("base64url");
     const expiresAt = new Date(Date.now() + config.checkoutTtlSeconds * 1000);
     const metadata = merchantMetadata(body.metadata);
     const metadataDescription = typeof metadata?.description === "string" ? metadata.description : null;
     const webhookUrl = body.webhookUrl ? reachableUrl(body.webhookUrl, config.allowedPrivateHosts) : null;
-    await db.query(
-      `WITH payment AS (
+    // The SafeSite is chosen inside the INSERT: the group's active sites in creation order, taking turns.
+    const [site] = await db.query<{ url: string }>(
+      `WITH sites AS (
+         SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
+         FROM safe_sites WHERE group_id = $2 AND is_active
+       ), payment AS (
          INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
            metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at)
-         VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id
+         SELECT $1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, id, url, $12, $13
+         FROM sites WHERE turn = $14 % active
+         RETURNING id, safe_site_url
+       ), audit AS (
+         INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+         SELECT id, NULL, 'pending', 'created' FROM payment
        )
-       INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
-       SELECT id, NULL, 'pending', 'created' FROM payment`,
+       SELECT safe_site_url AS url FROM payment`,
       [
         id,
         groupId,
@@ -129,12 +128,14 @@ export default function createPaymentRoute(app: FastifyInstance, services: Servi
         substituteTransactionId(body.cancelUrl, id),
         // An unreachable webhookUrl is not an error (spec §6.3 rule 8): the payment simply has none.
         webhookUrl?.href ?? null,
-        site.id,
-        site.url,
         linkToken,
         expiresAt,
+        nextTurn(groupId),
       ],
     );
+    if (!site) {
+      throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
+    }
     const returnUrl = `${site.url}/return/${linkToken}`;
     let session: Awaited<ReturnType<typeof processor.createCheckoutSession>>;
     try {
@@ -151,27 +152,23 @@ export default function createPaymentRoute(app: FastifyInstance, services: Servi
     } catch (error) {
       app.log.warn({ err: error, transactionId: id }, "processor refused the checkout session");
       // The merchant hears about this failure in the response, so no webhook is sent.
-      await db.transaction((tx) =>
-        transition(tx, {
-          paymentId: id,
-          to: "failed",
-          from: ["pending"],
-          reason: "processor_error",
-          notify: false,
-        }),
-      );
+      await applyTransition(db, {
+        paymentId: id,
+        to: "failed",
+        from: ["pending"],
+        reason: "processor_error",
+        notify: false,
+      });
       throw new ApiError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
     }
-    const issued = await db.transaction((tx) =>
-      transition(tx, {
-        paymentId: id,
-        to: "processing",
-        from: ["pending"],
-        reason: "checkout_link_issued",
-        processorSessionId: session.id,
-        processorCheckoutUrl: session.url,
-      }),
-    );
+    const issued = await applyTransition(db, {
+      paymentId: id,
+      to: "processing",
+      from: ["pending"],
+      reason: "checkout_link_issued",
+      processorSessionId: session.id,
+      processorCheckoutUrl: session.url,
+    });
     if (!issued) {
       // Cancelled by the merchant while the processor was answering; the link still works (§3.2).
       app.log.info({ transactionId: id }, "payment cancelled before its link was issued");
