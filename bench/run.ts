@@ -1,7 +1,7 @@
 // npm run bench [-- --quick] [-- --soak] [-- --profile]
 // Drives the real service (PostgreSQL, sandbox processor) and same-run baselines with autocannon on
 // loopback, then prints one table. Exits non-zero only if a scenario errors.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -44,13 +44,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Node children: TypeScript through tsx; compiled JavaScript (the service, as `npm start` runs it) as is. */
 function start(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
   scriptArgs: string[] = [],
 ): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, ...scriptArgs], {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...scriptArgs], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -165,7 +167,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
   );
   await waitUntilUp(`${sandboxUrl}/sandbox/requests`);
   const child = start(
-    "src/main.ts",
+    "dist/src/main.js",
     {
       PORT: String(port),
       PROCESSOR: "stripe",
@@ -421,6 +423,8 @@ function verdict(met: boolean, target: string): string {
 }
 
 async function main() {
+  const build = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (build.status !== 0) throw new Error("build failed");
   const database = await freshDatabase();
   const baselinePort = await freePort();
   let service: Service | undefined;

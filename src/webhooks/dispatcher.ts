@@ -88,6 +88,7 @@ export class WebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly inFlightByDestination = new Map<string, number>();
   private readonly active = new Set<Promise<void>>();
+  private readonly recording = new Set<Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private claiming = false;
   private wakeRequested = false;
@@ -230,14 +231,33 @@ export class WebhookDispatcher {
     const retryDelay = result.outcome === "retry" ? delays[delivery.attempts - 1] : undefined;
     const state =
       result.outcome === "delivered" ? "succeeded" : retryDelay === undefined ? "failed" : "pending";
-    await this.record({
+    // The slot is freed as soon as the exchange ends: the lease keeps the row from other
+    // dispatchers until this outcome is written, in a batch with others finishing now.
+    const recorded = this.record({
       deliveryId: delivery.id,
       attempt: delivery.attempts,
       attemptedAt,
       result,
       state,
       retryDelayMs: retryDelay ?? 0,
-    });
+    }).then(() => this.afterRecorded(delivery, result, state, retryDelay));
+    this.recording.add(recorded);
+    void recorded
+      .catch((error) =>
+        this.log.warn(
+          { err: error, deliveryId: delivery.id },
+          "webhook attempt not recorded; its lease will expire",
+        ),
+      )
+      .finally(() => this.recording.delete(recorded));
+  }
+
+  private afterRecorded(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+    state: PendingResult["state"],
+    retryDelay: number | undefined,
+  ) {
     const outcome = state === "failed" && result.outcome === "retry" ? "dropped" : result.outcome;
     this.metrics?.webhookDeliveries.inc({ outcome });
     this.metrics?.webhookAttemptSeconds.observe({ outcome }, result.durationMs / 1000);
@@ -323,6 +343,7 @@ export class WebhookDispatcher {
     await this.unlisten?.();
     await Promise.allSettled([...this.active]);
     await this.flush();
+    await Promise.allSettled([...this.recording]);
     await this.sender.close();
   }
 }
