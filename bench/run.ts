@@ -211,6 +211,20 @@ const createBody = JSON.stringify({
   metadata: { orderId: "bench" },
 });
 
+/** The create-payment scenario, against the INSERT baseline. */
+function createScenario(name: string, service: Service): Promise<Figure> {
+  return cannon(
+    name,
+    {
+      url: `${service.url}/api/v1/payments/create`,
+      method: "POST",
+      headers: { ...service.keys, "content-type": "application/json" },
+      body: createBody,
+    },
+    { baseline: "baseline: insert" },
+  );
+}
+
 async function createPayments(service: Service, count: number): Promise<{ id: string; sessionId: string }[]> {
   const created: { id: string; sessionId: string }[] = [];
   for (let i = 0; i < count; i++) {
@@ -449,16 +463,7 @@ async function main() {
     process.stderr.write("service on PostgreSQL\n");
     service = await startService({ DATABASE_URL: database.url });
     const memory = watchMemory(service.child.pid);
-    await cannon(
-      "create (pg)",
-      {
-        url: `${service.url}/api/v1/payments/create`,
-        method: "POST",
-        headers: { ...service.keys, "content-type": "application/json" },
-        body: createBody,
-      },
-      { baseline: "baseline: insert" },
-    );
+    await createScenario("create (pg)", service);
     const payments = await createPayments(service, 200);
     let next = 0;
     await cannon(
@@ -521,16 +526,7 @@ async function main() {
     const dataDir = await mkdtemp(join(tmpdir(), "checkout-bench-"));
     try {
       const embedded = await startService({ DATA_DIR: dataDir, DATABASE_URL: "" });
-      await cannon(
-        "create (embedded)",
-        {
-          url: `${embedded.url}/api/v1/payments/create`,
-          method: "POST",
-          headers: { ...embedded.keys, "content-type": "application/json" },
-          body: createBody,
-        },
-        { baseline: "baseline: insert" },
-      );
+      await createScenario("create (embedded)", embedded);
       await stop(embedded.child);
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -57,10 +57,3 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
     throw error;
   }
 }
-
-/** An in-memory database, optionally started from a dump (`dumpDataDir`) to skip initdb. */
-export async function openMemoryDatabase(image?: Blob | File): Promise<Database> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const pglite = await PGlite.create(image ? { loadDataDir: image } : {});
-  return embeddedDatabase(pglite);
-}

@@ -12,7 +12,8 @@ const BATCH_SIZE = 100;
 export async function sweepExpiredPayments(services: Services, log: FastifyBaseLogger): Promise<number> {
   const due = await services.db.query<{ id: string; processor_session_id: string | null }>(
     `SELECT id, processor_session_id FROM payments
-     WHERE status = 'processing' AND expires_at <= now() ORDER BY expires_at LIMIT ${BATCH_SIZE}`,
+     WHERE status = 'processing' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+    [BATCH_SIZE],
   );
   let changed = 0;
   for (const payment of due) {

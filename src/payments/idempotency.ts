@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 
-const RETENTION = "24 hours";
+/** DESIGN §2: a key answers with its first result for 24 hours. */
+const RETENTION_SECONDS = 24 * 60 * 60;
 
 export function requestFingerprint(body: unknown): string {
   return createHash("sha256").update(JSON.stringify(body)).digest("hex");
@@ -21,9 +22,9 @@ export async function claimIdempotencyKey(
   const claimed = await db.query(
     `INSERT INTO idempotency_keys (group_id, key, request_hash) VALUES ($1, $2, $3)
      ON CONFLICT (group_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
-       WHERE idempotency_keys.created_at < now() - interval '${RETENTION}'
+       WHERE idempotency_keys.created_at < now() - make_interval(secs => $4)
      RETURNING key`,
-    [groupId, key, fingerprint],
+    [groupId, key, fingerprint, RETENTION_SECONDS],
   );
   if (claimed.length === 1) return null;
   const [existing] = await db.query<{ request_hash: string; response: unknown }>(
