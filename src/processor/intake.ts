@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type Stripe from "stripe";
 import { ApiError } from "../http/errors.ts";
+import { UUID_PATTERN } from "../payments/payment.ts";
 import type { Services } from "../services.ts";
 import { applyProcessorFact, type ProcessorFact } from "./apply.ts";
 
@@ -92,14 +93,22 @@ function interpret(event: Stripe.Event): EventTarget | null {
 }
 
 async function findPaymentId(services: Services, target: EventTarget): Promise<string | null> {
-  const [row] = await services.db.query<{ id: string }>(
-    `SELECT id FROM payments
-     WHERE ($1::text IS NOT NULL AND id::text = $1)
-        OR ($2::text IS NOT NULL AND processor_session_id = $2)
-        OR ($3::text IS NOT NULL AND processor_payment_intent_id = $3)
-     LIMIT 1`,
-    [target.transactionId ?? null, target.sessionId, target.paymentIntentId],
-  );
+  // Each key on its own indexed lookup, most specific first (an OR across them would scan).
+  const lookups: [string, string | null][] = [
+    [
+      "id = $1::uuid",
+      target.transactionId && UUID_PATTERN.test(target.transactionId) ? target.transactionId : null,
+    ],
+    ["processor_session_id = $1", target.sessionId],
+    ["processor_payment_intent_id = $1", target.paymentIntentId],
+  ];
+  let row: { id: string } | undefined;
+  for (const [condition, value] of lookups) {
+    if (value === null || row) continue;
+    [row] = await services.db.query<{ id: string }>(`SELECT id FROM payments WHERE ${condition} LIMIT 1`, [
+      value,
+    ]);
+  }
   if (row) return row.id;
   // A dispute can be the first we hear of a payment intent: its metadata names the payment.
   if (target.paymentIntentId) {
