@@ -67,18 +67,19 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
   });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on("error", () => {});
+  const query = async <Row>(sql: string, params?: unknown[]): Promise<Row[]> => {
+    try {
+      const result = await pool.query(sql, params as unknown[]);
+      return result.rows as Row[];
+    } catch (error) {
+      return translate(error);
+    }
+  };
   return {
     kind: "postgres",
-    async query<Row>(sql: string, params?: unknown[]) {
-      try {
-        const result = await pool.query(sql, params as unknown[]);
-        return result.rows as Row[];
-      } catch (error) {
-        return translate(error);
-      }
-    },
+    query,
     async exec(sql: string) {
-      await this.query(sql);
+      await query(sql);
     },
     async transaction<T>(work: (tx: Queryable) => Promise<T>) {
       let client: pg.PoolClient;
