@@ -10,6 +10,7 @@ interface ProfileNode {
 const [file, top = "25"] = process.argv.slice(2);
 if (!file) throw new Error("usage: profile-summary FILE.cpuprofile [TOP]");
 const profile = JSON.parse(await readFile(file, "utf8")) as { nodes: ProfileNode[] };
+const projectRoot = new URL("..", import.meta.url).href;
 const total = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
 const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();
@@ -17,7 +18,7 @@ for (const node of profile.nodes) {
   const hits = node.hitCount ?? 0;
   if (hits === 0) continue;
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url.replace(/^file:\/\/.*?node_modules\//, "").replace(/^file:\/\/\/work\/main\//, "");
+  const where = url.replace(/^file:\/\/.*?node_modules\//, "").replace(projectRoot, "");
   const key = `${functionName || "(anonymous)"} ${where}:${lineNumber + 1}`;
   byFunction.set(key, (byFunction.get(key) ?? 0) + hits);
   const pkg = url.includes("node_modules/")

@@ -1,13 +1,9 @@
+import { startService } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirLockedError } from "./db/embedded.ts";
-import { createDemoGroupIfEmpty } from "./merchants/bootstrap.ts";
-import { startService } from "./server.ts";
+import type { CreatedGroup } from "./merchants/service.ts";
 
-function printWelcome(
-  url: string,
-  adminToken: string | undefined,
-  demo: Awaited<ReturnType<typeof createDemoGroupIfEmpty>>,
-) {
+function printWelcome(url: string, adminToken: string | undefined, demo: CreatedGroup | null) {
   // Shown once on the terminal, never written to the log stream.
   const lines = [""];
   if (adminToken) lines.push(`Admin token (shown once; set ADMIN_TOKEN to choose your own): ${adminToken}`);
@@ -30,7 +26,7 @@ function printWelcome(
 async function main() {
   const config = loadConfig();
   const service = await startService(config);
-  const demo = await createDemoGroupIfEmpty(service.services.db, config.publicUrl);
+  const demo = await service.services.merchants.createDemoGroupIfEmpty(config.publicUrl);
   printWelcome(service.url, service.adminToken.generated, demo);
   service.app.log.info(
     { url: service.url, sandbox: service.sandboxUrl, database: service.services.db.kind },

@@ -1,16 +1,17 @@
-import type { FastifyInstance } from "fastify";
-import type { Services } from "../services.ts";
+import type { FastifyPluginAsync } from "fastify";
+import type { Database } from "../db/database.ts";
+import { pingDatabase } from "./store.ts";
 
 const HEALTH_TIMEOUT_MS = 2000;
 
-async function pingDatabase(
-  services: Services,
+async function checkDatabase(
+  db: Database,
 ): Promise<{ ok: true; latencyMs: number } | { ok: false; error: string }> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      services.db.query("SELECT 1"),
+      pingDatabase(db),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error("database did not answer in time")), HEALTH_TIMEOUT_MS);
       }),
@@ -23,14 +24,15 @@ async function pingDatabase(
   }
 }
 
-export default function healthRoutes(app: FastifyInstance, services: Services) {
+/** Spec §4.5: public health endpoints. */
+const healthRoutes: FastifyPluginAsync<{ db: Database; version: string }> = async (app, { db, version }) => {
   const schema = { tags: ["health"], security: [] };
   app.get("/health", { schema: { ...schema, summary: "Full health check" } }, async (_request, reply) => {
-    const database = await pingDatabase(services);
+    const database = await checkDatabase(db);
     const body = {
       status: database.ok ? "ok" : "unhealthy",
       timestamp: new Date().toISOString(),
-      version: services.config.version,
+      version,
       checks: {
         database: database.ok
           ? { status: "ok", latencyMs: database.latencyMs }
@@ -41,7 +43,9 @@ export default function healthRoutes(app: FastifyInstance, services: Services) {
   });
   app.get("/health/live", { schema: { ...schema, summary: "Liveness" } }, async () => ({ status: "ok" }));
   app.get("/health/ready", { schema: { ...schema, summary: "Readiness" } }, async (_request, reply) => {
-    const database = await pingDatabase(services);
+    const database = await checkDatabase(db);
     return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready" });
   });
-}
+};
+
+export default healthRoutes;

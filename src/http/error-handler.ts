@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import { DatabaseUnavailableError } from "../db/database.ts";
-import { ApiError, type ErrorCode } from "./errors.ts";
+import { ApiError, type ErrorCode, notFound } from "./errors.ts";
+import { resourceOfParam } from "./schemas.ts";
 
 const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_REQUEST",
@@ -11,12 +12,16 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: "UNSUPPORTED_MEDIA_TYPE",
 };
 
-function toApiError(error: FastifyError | Error): ApiError {
+function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DatabaseUnavailableError) {
     return new ApiError("SERVICE_UNAVAILABLE", "The service is temporarily unavailable; try again shortly");
   }
   const fastifyError = error as FastifyError;
+  if (fastifyError.validation && fastifyError.validationContext === "params") {
+    const param = fastifyError.validation[0]?.instancePath.replace(/^\//, "") ?? "";
+    return notFound(resourceOfParam(request.routeOptions.schema?.params, param));
+  }
   if (fastifyError.validation) {
     return new ApiError(
       "INVALID_REQUEST",
@@ -40,7 +45,7 @@ function toApiError(error: FastifyError | Error): ApiError {
 /** One envelope for every error, including the framework's own (bad JSON, unknown route). */
 export function installErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error as FastifyError);
+    const apiError = toApiError(error as FastifyError, request);
     if (apiError.statusCode >= 500) {
       request.log.error({ err: error }, "request failed");
     } else {

@@ -1,5 +1,4 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { Queryable } from "../db/database.ts";
 
 /** One registry per service instance, so several services in one process (tests) stay apart. */
 export class Metrics {
@@ -9,7 +8,8 @@ export class Metrics {
   readonly webhookAttemptSeconds: Histogram<"outcome">;
   readonly webhookFirstAttemptDelaySeconds: Histogram;
 
-  constructor(db: Queryable) {
+  /** `queueDepth` is read on each scrape. */
+  constructor(queueDepth: () => Promise<number>) {
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Histogram({
       name: "http_request_duration_seconds",
@@ -42,10 +42,7 @@ export class Metrics {
       help: "Webhook deliveries waiting for an attempt",
       registers: [this.registry],
       async collect() {
-        const [row] = await db
-          .query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'")
-          .catch(() => [{ n: Number.NaN }]);
-        this.set(row?.n ?? 0);
+        this.set(await queueDepth().catch(() => Number.NaN));
       },
     });
   }

@@ -1,51 +1,51 @@
-import { PAYMENT_STATUSES } from "./payment.ts";
+import type { FromSchema } from "json-schema-to-ts";
 
 /** Spec §4.2/§8: http(s), 10 to 2000 characters. */
-export const merchantUrlSchema = {
+const merchantUrl = {
   type: "string",
   minLength: 10,
   maxLength: 2000,
   pattern: "^https?://",
 } as const;
 
-export const paymentIdParamsSchema = {
+/** Spec §4.2: the Create Payment body. Fields not listed are ignored. */
+export const createPaymentBodySchema = {
   type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", description: "Transaction ID (UUID)" } },
-} as const;
-
-export const merchantSecurity = [{ publicKey: [], secretKey: [] }];
-
-export function successEnvelope<T extends object>(data: T) {
-  return {
-    type: "object",
-    required: ["success", "data"],
-    properties: { success: { type: "boolean", const: true }, data },
-  } as const;
-}
-
-export const errorResponses = {
-  400: { $ref: "ErrorResponse#" },
-  401: { $ref: "ErrorResponse#" },
-  404: { $ref: "ErrorResponse#" },
-  429: { $ref: "ErrorResponse#" },
-  503: { $ref: "ErrorResponse#" },
-} as const;
-
-export const paymentResourceSchema = {
-  type: "object",
-  required: ["id", "status", "amount", "currency", "createdAt", "completedAt"],
+  required: ["amount", "currency", "successUrl", "cancelUrl"],
   properties: {
-    id: { type: "string", format: "uuid" },
-    status: { type: "string", enum: [...PAYMENT_STATUSES] },
-    amount: { type: "integer" },
-    currency: { type: "string", enum: ["usd", "cad"] },
-    customerEmail: { type: "string" },
-    description: { type: ["string", "null"] },
-    metadata: { type: ["object", "null"], additionalProperties: true },
-    processorSessionId: { type: "string" },
-    processorPaymentIntentId: { type: "string" },
-    createdAt: { type: "string", format: "date-time" },
-    completedAt: { type: ["string", "null"], format: "date-time" },
+    amount: { type: "integer", minimum: 1, maximum: 99999999, description: "Cents" },
+    currency: {
+      type: "string",
+      pattern: "^([uU][sS][dD]|[cC][aA][dD])$",
+      description: "usd or cad, any case",
+    },
+    successUrl: merchantUrl,
+    cancelUrl: merchantUrl,
+    customerEmail: { type: "string", format: "email", maxLength: 255 },
+    customerName: { type: "string", maxLength: 255 },
+    description: { type: "string", maxLength: 1000 },
+    webhookUrl: merchantUrl,
+    metadata: {
+      type: "object",
+      maxProperties: 20,
+      propertyNames: { minLength: 1, maxLength: 100 },
+      additionalProperties: { type: ["string", "number", "boolean", "null"], maxLength: 1000 },
+    },
   },
 } as const;
+
+export type CreatePaymentInput = FromSchema<typeof createPaymentBodySchema>;
+
+/** Spec §2.3. */
+export const createPaymentResultSchema = {
+  type: "object",
+  required: ["transactionId", "paymentUrl", "sessionId", "expiresAt"],
+  properties: {
+    transactionId: { type: "string", format: "uuid" },
+    paymentUrl: { type: "string" },
+    sessionId: { type: "string" },
+    expiresAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+export type CreatePaymentResult = FromSchema<typeof createPaymentResultSchema>;

@@ -1,4 +1,5 @@
-import type Stripe from "stripe";
+// The processor as the service needs it: plain requests in, neutral facts out. Nothing here names
+// a processor's own types, so the payments module never sees Stripe.
 
 export interface CheckoutSessionRequest {
   transactionId: string;
@@ -21,17 +22,48 @@ export interface CheckoutSession {
   paymentIntentId: string | null;
 }
 
+/** What the processor says happened to a payment, in our terms. */
+export type ProcessorFact =
+  | { kind: "paid" }
+  | { kind: "failed" }
+  | { kind: "expired" }
+  /** amountRefunded is the cumulative total, so an older event carries a smaller figure. */
+  | { kind: "refunded"; amountRefunded: number }
+  | { kind: "disputed" }
+  | { kind: "dispute_closed"; outcome: "won" | "lost" };
+
+/** A verified processor event, reduced to what identifies the payment and what happened to it. */
+export interface ProcessorEvent {
+  id: string;
+  type: string;
+  /** Null for events the service does not act on: acknowledged and ignored. */
+  fact: ProcessorFact | null;
+  sessionId: string | null;
+  paymentIntentId: string | null;
+  /** The transaction id the processor carries for us (metadata): a hint, never proof. */
+  transactionIdHint: string | null;
+  /** Minor units and lowercase currency of the money the event is about, when it says. */
+  amount: number | null;
+  currency: string | null;
+}
+
 export interface Processor {
   createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSession>;
   retrieveCheckoutSession(sessionId: string): Promise<CheckoutSession>;
   /** Closes an open session; a session already complete or expired is returned as it is. */
   expireCheckoutSession(sessionId: string): Promise<CheckoutSession>;
-  retrievePaymentIntent(paymentIntentId: string): Promise<{ id: string; metadata: Record<string, string> }>;
-  /** Verifies the signature over the raw body; throws on a bad or stale one. */
-  verifyEvent(rawBody: Buffer, signatureHeader: string): Stripe.Event;
+  /** The transaction id a payment intent carries; null when the processor has no such intent. */
+  transactionIdOfPaymentIntent(paymentIntentId: string): Promise<string | null>;
+  /** Verifies the signature over the raw body and reads the event; throws InvalidEventError. */
+  parseEvent(rawBody: Buffer, signatureHeader: string): ProcessorEvent;
 }
 
 /** Anything that went wrong talking to the processor: answered to merchants as 502. */
 export class ProcessorError extends Error {
   override readonly name = "ProcessorError";
+}
+
+/** A processor event whose signature or shape does not check out. */
+export class InvalidEventError extends Error {
+  override readonly name = "InvalidEventError";
 }

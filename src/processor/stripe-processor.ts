@@ -1,6 +1,12 @@
 import Stripe from "stripe";
-import type { CheckoutSession, CheckoutSessionRequest, Processor } from "./processor.ts";
-import { ProcessorError } from "./processor.ts";
+import {
+  type CheckoutSession,
+  type CheckoutSessionRequest,
+  InvalidEventError,
+  type Processor,
+  ProcessorError,
+  type ProcessorEvent,
+} from "./processor.ts";
 
 export interface StripeProcessorOptions {
   secretKey: string;
@@ -22,6 +28,78 @@ function toCheckoutSession(session: Stripe.Checkout.Session): CheckoutSession {
     paid: session.payment_status === "paid",
     paymentIntentId: typeof paymentIntent === "string" ? paymentIntent : (paymentIntent?.id ?? null),
   };
+}
+
+const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  typeof value === "string" ? value : (value?.id ?? null);
+
+type EventFields = Omit<ProcessorEvent, "id" | "type">;
+
+/** Stripe's events mapped to neutral facts; events we do not act on carry no fact. */
+export function interpretStripeEvent(event: Stripe.Event): EventFields {
+  const none: EventFields = {
+    fact: null,
+    sessionId: null,
+    paymentIntentId: null,
+    transactionIdHint: null,
+    amount: null,
+    currency: null,
+  };
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded":
+    case "checkout.session.async_payment_failed":
+    case "checkout.session.expired": {
+      const session = event.data.object;
+      const fields = {
+        sessionId: session.id,
+        paymentIntentId: event.type === "checkout.session.expired" ? null : idOf(session.payment_intent),
+        transactionIdHint: session.metadata?.transactionId ?? null,
+        amount: session.amount_total,
+        currency: session.currency,
+      };
+      if (event.type === "checkout.session.expired") return { ...fields, fact: { kind: "expired" } };
+      if (event.type === "checkout.session.async_payment_failed")
+        return { ...fields, fact: { kind: "failed" } };
+      // Async payment methods complete the session unpaid and settle later.
+      return { ...fields, fact: session.payment_status === "paid" ? { kind: "paid" } : null };
+    }
+    case "payment_intent.payment_failed": {
+      const intent = event.data.object;
+      return {
+        ...none,
+        fact: { kind: "failed" },
+        paymentIntentId: intent.id,
+        transactionIdHint: intent.metadata?.transactionId ?? null,
+        amount: intent.amount,
+        currency: intent.currency,
+      };
+    }
+    case "charge.refunded": {
+      const charge = event.data.object;
+      return {
+        ...none,
+        fact: { kind: "refunded", amountRefunded: charge.amount_refunded },
+        paymentIntentId: idOf(charge.payment_intent),
+        transactionIdHint: charge.metadata?.transactionId ?? null,
+        amount: charge.amount,
+        currency: charge.currency,
+      };
+    }
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      const fields = { ...none, paymentIntentId: idOf(dispute.payment_intent), currency: dispute.currency };
+      if (event.type === "charge.dispute.created") return { ...fields, fact: { kind: "disputed" } };
+      if (dispute.status !== "won" && dispute.status !== "lost") return fields;
+      return {
+        ...fields,
+        fact: { kind: "dispute_closed", outcome: dispute.status === "won" ? "won" : "lost" },
+      };
+    }
+    default:
+      return none;
+  }
 }
 
 async function callProcessor<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -88,17 +166,30 @@ export function stripeProcessor(options: StripeProcessorOptions): Processor {
           throw error;
         }
       }),
-    retrievePaymentIntent: (paymentIntentId) =>
+    transactionIdOfPaymentIntent: (paymentIntentId) =>
       callProcessor("payment intent retrieve", async () => {
-        const intent = await stripe.paymentIntents.retrieve(paymentIntentId);
-        return { id: intent.id, metadata: intent.metadata };
+        try {
+          const intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+          return intent.metadata.transactionId ?? null;
+        } catch (error) {
+          if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)
+            return null;
+          throw error;
+        }
       }),
-    verifyEvent: (rawBody, signatureHeader) =>
-      stripe.webhooks.constructEvent(
-        rawBody,
-        signatureHeader,
-        options.webhookSecret,
-        SIGNATURE_TOLERANCE_SECONDS,
-      ),
+    parseEvent: (rawBody, signatureHeader) => {
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          signatureHeader,
+          options.webhookSecret,
+          SIGNATURE_TOLERANCE_SECONDS,
+        );
+      } catch (error) {
+        throw new InvalidEventError((error as Error).message, { cause: error });
+      }
+      return { id: event.id, type: event.type, ...interpretStripeEvent(event) };
+    },
   };
 }

@@ -1,8 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import qs from "qs";
-import { loggerOptions } from "../http/app.ts";
-import { escapeHtml, sendPage } from "../http/html.ts";
 import { EventSender } from "./events.ts";
+import { escapeHtml, sendSandboxPage as sendPage } from "./page.ts";
 import { SandboxError, SandboxPayments, TEST_CARDS } from "./payments.ts";
 import { nowSeconds, type SandboxSession, SandboxState, sandboxId } from "./state.ts";
 
@@ -48,7 +47,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
 
 /** A processor speaking the part of Stripe's API the service uses, so the real SDK runs unchanged. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  const app = Fastify({ logger: loggerOptions(options.logLevel ?? "info"), bodyLimit: 256 * 1024 });
+  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, bodyLimit: 256 * 1024 });
   const state = new SandboxState();
   const events = new EventSender({
     targetUrl: options.eventsUrl,

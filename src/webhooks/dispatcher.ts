@@ -1,82 +1,37 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Services } from "../services.ts";
-import type { WebhookPayload } from "./events.ts";
-import { OUTBOX_CHANNEL } from "./outbox.ts";
+import type { WebhookOutbox } from "./outbox.ts";
+import { buildRequest } from "./request.ts";
 import type { Resolver } from "./safe-connect.ts";
 import { type AttemptResult, WebhookSender } from "./sender.ts";
-import { signWebhook } from "./signing.ts";
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  OUTBOX_CHANNEL,
+  recordAttempts,
+} from "./store.ts";
 
-export const USER_AGENT = "Service-Webhook/1.0";
+type PendingResult = AttemptRecord & { done: { resolve: () => void; reject: (error: unknown) => void } };
 
-interface ClaimedDelivery {
-  id: string;
-  url: string;
-  destination: string;
-  attempts: number;
-  sent_timestamp: string;
-  created_at: Date;
-  event: string;
-  payment_id: string;
-  payload: WebhookPayload;
-  webhook_secret: string;
-  previous_webhook_secret: string | null;
-  previous_webhook_secret_expires_at: Date | null;
-}
-
-interface PendingResult {
-  deliveryId: string;
-  attempt: number;
-  attemptedAt: Date;
-  result: AttemptResult;
-  state: "succeeded" | "failed" | "pending";
-  retryDelayMs: number;
-  done: { resolve: () => void; reject: (error: unknown) => void };
-}
+export type DispatcherConfig = Pick<
+  Config,
+  "webhookTimeoutMs" | "webhookRetryDelaysMs" | "webhookConcurrency" | "allowedPrivateHosts"
+>;
 
 export interface DispatcherOptions {
-  resolver?: Resolver;
+  db: Database;
+  outbox: WebhookOutbox;
+  config: DispatcherConfig;
+  log: FastifyBaseLogger;
+  metrics?: Metrics | undefined;
+  resolver?: Resolver | undefined;
   /** Fallback poll for retries that fell due and for wake-ups that got lost. */
   pollIntervalMs?: number;
   /** At most this many attempts in flight to one receiver host, so a slow one cannot starve others. */
   perDestinationLimit?: number;
-}
-
-/** The spec §6.1 headers and body, plus Standard Webhooks signature headers. */
-export function buildRequest(delivery: ClaimedDelivery, now = new Date()) {
-  // jsonb does not keep key order, so the §6.1 order is rebuilt here.
-  const { payload } = delivery;
-  const body = JSON.stringify({
-    event: payload.event,
-    transactionId: payload.transactionId,
-    status: payload.status,
-    amount: payload.amount,
-    currency: payload.currency,
-    customerEmail: payload.customerEmail,
-    processorPaymentId: payload.processorPaymentId,
-    metadata: payload.metadata,
-    completedAt: payload.completedAt,
-    timestamp: delivery.sent_timestamp,
-  });
-  const secrets = [delivery.webhook_secret];
-  if (
-    delivery.previous_webhook_secret &&
-    (delivery.previous_webhook_secret_expires_at?.getTime() ?? 0) > now.getTime()
-  ) {
-    secrets.push(delivery.previous_webhook_secret);
-  }
-  const timestampSeconds = Math.floor(now.getTime() / 1000);
-  const headers = {
-    "content-type": "application/json",
-    "user-agent": USER_AGENT,
-    "x-service-event": delivery.event,
-    "x-service-transaction": delivery.payment_id,
-    "x-service-timestamp": delivery.sent_timestamp,
-    "webhook-id": delivery.id,
-    "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": signWebhook(secrets, delivery.id, timestampSeconds, body),
-  };
-  return { headers, body };
 }
 
 /**
@@ -98,15 +53,17 @@ export class WebhookDispatcher {
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
+  private readonly config: DispatcherConfig;
+  private readonly log: FastifyBaseLogger;
+  private readonly metrics: Metrics | undefined;
 
-  constructor(
-    private readonly services: Services,
-    private readonly log: FastifyBaseLogger,
-    private readonly metrics: Metrics | undefined,
-    private readonly options: DispatcherOptions = {},
-  ) {
-    const { config } = services;
+  constructor(private readonly options: DispatcherOptions) {
+    const { config } = options;
+    this.config = config;
+    this.log = options.log;
+    this.metrics = options.metrics;
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
       allowedPrivateHosts: config.allowedPrivateHosts,
@@ -117,8 +74,8 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
-    this.services.outbox.on("wake", this.wake);
-    this.unlisten = await this.services.db.listen(OUTBOX_CHANNEL, this.wake);
+    this.stopWakeListener = this.options.outbox.onWake(this.wake);
+    this.unlisten = await this.options.db.listen(OUTBOX_CHANNEL, this.wake);
     this.pollTimer = setInterval(this.wake, this.options.pollIntervalMs ?? 1000);
     this.pollTimer.unref();
     this.wake();
@@ -145,7 +102,7 @@ export class WebhookDispatcher {
     try {
       do {
         this.wakeRequested = false;
-        const free = this.services.config.webhookConcurrency - this.active.size;
+        const free = this.config.webhookConcurrency - this.active.size;
         if (free <= 0) break;
         const claimed = await this.claim(free);
         for (const delivery of claimed) this.launch(delivery);
@@ -159,48 +116,18 @@ export class WebhookDispatcher {
     }
   }
 
-  /**
-   * One statement: lock due rows (skipping rows another dispatcher holds), keep at most
-   * perDestinationLimit in flight per receiver, and lease the chosen ones. The row locks end with
-   * the statement; the lease (locked_until) keeps others away until the attempt is recorded.
-   */
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
-    const busy = [...this.inFlightByDestination];
-    const saturated = busy
-      .filter(([, count]) => count >= this.perDestinationLimit)
-      .map(([destination]) => destination);
-    const leaseMs = this.services.config.webhookTimeoutMs + 30_000;
-    return this.services.db.query<ClaimedDelivery>(
-      `WITH locked AS (
-         SELECT id, destination, next_attempt_at FROM webhook_deliveries
-         WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-           AND NOT (destination = ANY($2::text[]))
-         ORDER BY next_attempt_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       ), ranked AS (
-         SELECT locked.id,
-           row_number() OVER (PARTITION BY locked.destination ORDER BY locked.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
-         FROM locked LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
-       )
-       UPDATE webhook_deliveries d SET
-         locked_until = now() + make_interval(secs => $5::double precision / 1000),
-         attempts = d.attempts + 1,
-         sent_timestamp = COALESCE(d.sent_timestamp, $6)
-       FROM ranked, webhook_events e JOIN groups g ON g.id = e.group_id
-       WHERE d.id = ranked.id AND ranked.slot <= $7 AND e.id = d.event_id
-       RETURNING d.id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-         e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
-      [
-        limit,
-        saturated,
-        busy.map(([destination]) => destination),
-        busy.map(([, count]) => count),
-        leaseMs,
-        new Date().toISOString(),
-        this.perDestinationLimit,
-      ],
-    );
+  private claim(limit: number): Promise<ClaimedDelivery[]> {
+    const inFlight = [...this.inFlightByDestination];
+    return claimDueDeliveries(this.options.db, {
+      limit,
+      saturated: inFlight
+        .filter(([, count]) => count >= this.perDestinationLimit)
+        .map(([destination]) => destination),
+      inFlight,
+      perDestinationLimit: this.perDestinationLimit,
+      leaseMs: this.config.webhookTimeoutMs + 30_000,
+      sentTimestamp: new Date().toISOString(),
+    });
   }
 
   private launch(delivery: ClaimedDelivery): void {
@@ -227,7 +154,7 @@ export class WebhookDispatcher {
     const attemptedAt = new Date();
     const { headers, body } = buildRequest(delivery, attemptedAt);
     const result = await this.sender.send(delivery.url, headers, body);
-    const delays = this.services.config.webhookRetryDelaysMs;
+    const delays = this.config.webhookRetryDelaysMs;
     const retryDelay = result.outcome === "retry" ? delays[delivery.attempts - 1] : undefined;
     const state =
       result.outcome === "delivered" ? "succeeded" : retryDelay === undefined ? "failed" : "pending";
@@ -237,7 +164,9 @@ export class WebhookDispatcher {
       deliveryId: delivery.id,
       attempt: delivery.attempts,
       attemptedAt,
-      result,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
       state,
       retryDelayMs: retryDelay ?? 0,
     }).then(() => this.afterRecorded(delivery, result, state, retryDelay));
@@ -283,7 +212,7 @@ export class WebhookDispatcher {
   }
 
   /** Queues an attempt's outcome; outcomes finishing together are written in one statement. */
-  private record(result: Omit<PendingResult, "done">): Promise<void> {
+  private record(result: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingResults.push({ ...result, done: { resolve, reject } });
       if (this.pendingResults.length >= 100) void this.flush();
@@ -300,33 +229,7 @@ export class WebhookDispatcher {
     this.pendingResults = [];
     if (batch.length === 0) return;
     try {
-      await this.services.db.query(
-        `WITH results AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[])
-             AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms)
-         ), attempt AS (
-           INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-           SELECT id, attempt, attempted_at, status_code, error, duration_ms FROM results
-         )
-         UPDATE webhook_deliveries d SET
-           state = r.state,
-           locked_until = NULL,
-           next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.retry_ms / 1000) ELSE d.next_attempt_at END,
-           completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE now() END,
-           last_status_code = r.status_code,
-           last_error = r.error
-         FROM results r WHERE d.id = r.id`,
-        [
-          batch.map((entry) => entry.deliveryId),
-          batch.map((entry) => entry.attempt),
-          batch.map((entry) => entry.attemptedAt),
-          batch.map((entry) => entry.result.statusCode),
-          batch.map((entry) => entry.result.error),
-          batch.map((entry) => entry.result.durationMs),
-          batch.map((entry) => entry.state),
-          batch.map((entry) => entry.retryDelayMs),
-        ],
-      );
+      await recordAttempts(this.options.db, batch);
       for (const entry of batch) entry.done.resolve();
     } catch (error) {
       // Unrecorded attempts keep their lease; when it runs out they are claimed and sent again.
@@ -337,7 +240,7 @@ export class WebhookDispatcher {
   /** Stops claiming, lets attempts in flight finish (each bounded by the timeout), and closes sockets. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.services.outbox.off("wake", this.wake);
+    this.stopWakeListener?.();
     clearInterval(this.pollTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();

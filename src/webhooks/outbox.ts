@@ -1,9 +1,19 @@
 import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import type { Queryable } from "../db/database.ts";
-import type { PaymentRow } from "../payments/payment.ts";
-import { buildPayload, EVENT_FOR_STATUS } from "./events.ts";
+import { insertEvent, insertEventWithDelivery } from "./store.ts";
 
-export const OUTBOX_CHANNEL = "webhook_outbox";
+/** A finished webhook, as the module that caused it built it. */
+export interface OutboxMessage {
+  groupId: string;
+  transactionId: string;
+  event: string;
+  status: string;
+  /** The body without `timestamp` (fixed at the first attempt), keys in the order they are sent. */
+  payload: Record<string, unknown>;
+  /** Where to deliver it; null keeps the event for the feed only. */
+  url: string | null;
+}
 
 /** Fairness key: deliveries to one receiver share a budget so it cannot starve the others. */
 export function destinationOf(url: string): string {
@@ -11,44 +21,34 @@ export function destinationOf(url: string): string {
 }
 
 /**
- * Records the event a status change causes and, when the payment has a usable webhookUrl, its
- * delivery. Runs in the transaction of the change, so neither exists without the other.
+ * The transactional outbox. `enqueue` runs inside the caller's transaction, so an event exists
+ * exactly when the change that caused it was committed; `wake` nudges this instance's dispatcher
+ * after that commit (other instances hear PostgreSQL's NOTIFY).
  */
-export async function enqueueWebhookEvent(tx: Queryable, payment: PaymentRow): Promise<boolean> {
-  const event = EVENT_FOR_STATUS[payment.status];
-  if (!event) return false;
-  const eventId = randomUUID();
-  const payload = JSON.stringify(buildPayload(event, payment));
-  if (!payment.webhook_url) {
-    // Kept for the merchant's event feed even though there is nowhere to deliver it.
-    await tx.query(
-      `INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [eventId, payment.id, payment.group_id, event, payment.status, payload],
-    );
-    return false;
+export class WebhookOutbox {
+  private readonly signal = new EventEmitter();
+
+  /** True when a delivery was queued, i.e. the caller should wake the dispatcher after commit. */
+  async enqueue(tx: Queryable, message: OutboxMessage): Promise<boolean> {
+    const event = { id: randomUUID(), ...message };
+    if (!message.url) {
+      await insertEvent(tx, event);
+      return false;
+    }
+    await insertEventWithDelivery(tx, event, {
+      id: randomUUID(),
+      url: message.url,
+      destination: destinationOf(message.url),
+    });
+    return true;
   }
-  // One statement: the event, its delivery, and the NOTIFY that wakes dispatchers on commit.
-  await tx.query(
-    `WITH event AS (
-       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
-     ), delivery AS (
-       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-       SELECT $7, id, $8, $9, 'pending' FROM event
-     )
-     SELECT pg_notify($10, '')`,
-    [
-      eventId,
-      payment.id,
-      payment.group_id,
-      event,
-      payment.status,
-      payload,
-      randomUUID(),
-      payment.webhook_url,
-      destinationOf(payment.webhook_url),
-      OUTBOX_CHANNEL,
-    ],
-  );
-  return true;
+
+  wake(): void {
+    this.signal.emit("wake");
+  }
+
+  onWake(listener: () => void): () => void {
+    this.signal.on("wake", listener);
+    return () => this.signal.off("wake", listener);
+  }
 }

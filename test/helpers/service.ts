@@ -1,7 +1,7 @@
+import { type RunningService, startService } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { Processor } from "../../src/processor/processor.ts";
-import { type RunningService, startService } from "../../src/server.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";
 import { createTestDatabase } from "./database.ts";
 

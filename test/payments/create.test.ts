@@ -311,10 +311,10 @@ describe("processor failure during create", () => {
       expireCheckoutSession: async () => {
         throw new ProcessorError("down");
       },
-      retrievePaymentIntent: async () => {
+      transactionIdOfPaymentIntent: async () => {
         throw new ProcessorError("down");
       },
-      verifyEvent: () => {
+      parseEvent: () => {
         throw new Error("no events");
       },
     };

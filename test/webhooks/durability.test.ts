@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, postgresDatabase } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
+import { insertEventsWithDeliveries } from "../../src/webhooks/store.ts";
 import { createTestDatabase, onPostgres } from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
@@ -24,24 +25,18 @@ async function durableDatabase(): Promise<{ open: () => Promise<Database>; remov
 /** Queues `count` deliveries of one event shape to `url`, as the outbox would. */
 async function queueDeliveries(service: TestService, group: TestGroup, url: string, count: number) {
   const payment = (await service.createPayment(group)).body.data.transactionId;
-  await service.services.db.query(
-    `WITH event AS (
-       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
-       SELECT gen_random_uuid(), $1, $2, 'payment.failed', 'cancelled', $3::jsonb FROM generate_series(1, $4)
-       RETURNING id
-     )
-     INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-     SELECT gen_random_uuid(), id, $5, $6, 'pending' FROM event`,
-    [
-      payment,
-      group.groupId,
-      JSON.stringify({ event: "payment.failed", transactionId: payment, status: "cancelled", metadata: {} }),
-      count,
-      url,
-      new URL(url).host,
-    ],
+  await insertEventsWithDeliveries(
+    service.services.db,
+    {
+      groupId: group.groupId,
+      transactionId: payment,
+      event: "payment.failed",
+      status: "cancelled",
+      payload: { event: "payment.failed", transactionId: payment, status: "cancelled", metadata: {} },
+    },
+    { url, destination: new URL(url).host },
+    count,
   );
-  await service.services.db.query("SELECT pg_notify('webhook_outbox', '')");
   service.services.outbox.wake();
 }
 

@@ -1,8 +1,6 @@
-import type { FastifyInstance } from "fastify";
-import { notFound } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../payments/schemas.ts";
-import type { Services } from "../../services.ts";
-import { findGroup } from "../groups.ts";
+import type { FastifyPluginAsync } from "fastify";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import type { MerchantsService } from "../service.ts";
 
 const resultSchema = {
   type: "object",
@@ -24,7 +22,8 @@ const resultSchema = {
   },
 } as const;
 
-export default function authTestRoute(app: FastifyInstance, services: Services) {
+/** GET /api/v1/auth/test (spec §4.1). */
+const authTestRoute: FastifyPluginAsync<{ merchants: MerchantsService }> = async (app, { merchants }) => {
   app.get(
     "/api/v1/auth/test",
     {
@@ -36,8 +35,7 @@ export default function authTestRoute(app: FastifyInstance, services: Services) 
       },
     },
     async (request) => {
-      const group = await findGroup(services.db, request.merchant.groupId);
-      if (!group) throw notFound("Group");
+      const group = await merchants.getGroup(request.merchant.groupId);
       const active = group.safeSites.filter((site) => site.isActive).length;
       return {
         success: true,
@@ -56,4 +54,6 @@ export default function authTestRoute(app: FastifyInstance, services: Services) 
       };
     },
   );
-}
+};
+
+export default authTestRoute;

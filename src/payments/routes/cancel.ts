@@ -1,10 +1,8 @@
-import type { FastifyInstance } from "fastify";
-import { ApiError, notFound } from "../../http/errors.ts";
-import type { Services } from "../../services.ts";
-import { UUID_PATTERN } from "../payment.ts";
-import { errorResponses, merchantSecurity, paymentIdParamsSchema, successEnvelope } from "../schemas.ts";
-import { applyTransition } from "../transitions.ts";
-import { findOwnPayment } from "./get.ts";
+import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
+import type { FastifyPluginAsync } from "fastify";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import type { PaymentsService } from "../service.ts";
+import { paymentParams } from "./get.ts";
 
 const resultSchema = {
   type: "object",
@@ -16,8 +14,10 @@ const resultSchema = {
   },
 } as const;
 
-export default function cancelPaymentRoute(app: FastifyInstance, services: Services) {
-  app.delete<{ Params: { id: string } }>(
+/** DELETE /api/v1/payments/:id (spec §4.4). */
+const cancelPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+  app.delete(
     "/api/v1/payments/:id",
     {
       schema: {
@@ -27,34 +27,19 @@ export default function cancelPaymentRoute(app: FastifyInstance, services: Servi
           "read the payment before creating a replacement: the customer may already have paid.",
         tags: ["payments"],
         security: merchantSecurity,
-        params: paymentIdParamsSchema,
+        params: paymentParams,
         response: { 200: successEnvelope(resultSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const { groupId } = request.merchant;
       const { id } = request.params;
-      if (!UUID_PATTERN.test(id)) throw notFound();
-      const result = await applyTransition(services.db, {
-        paymentId: id,
-        groupId,
-        to: "cancelled",
-        from: ["pending", "processing"],
-        reason: "merchant_cancel",
-      });
-      if (!result) {
-        // Not cancelled: either not the caller's payment (404) or already past processing.
-        await findOwnPayment(services, groupId, id);
-        throw new ApiError(
-          "ALREADY_COMPLETED",
-          "Only pending or processing payments can be cancelled; read the payment for its current status",
-        );
-      }
-      if (result.queuedWebhook) services.outbox.wake();
+      await payments.cancel(request.merchant.groupId, id);
       return {
-        success: true,
-        data: { id, status: "cancelled", message: "Payment cancelled" },
+        success: true as const,
+        data: { id, status: "cancelled" as const, message: "Payment cancelled" },
       };
     },
   );
-}
+};
+
+export default cancelPaymentRoute;

@@ -1,4 +1,7 @@
-import type { PaymentRow, PaymentStatus } from "../payments/payment.ts";
+import type { OutboxMessage } from "../webhooks/outbox.ts";
+import { webhookMetadata } from "./metadata.ts";
+import type { PaymentStatus } from "./status.ts";
+import type { PaymentRow } from "./store.ts";
 
 export type WebhookEventName =
   | "payment.completed"
@@ -19,23 +22,8 @@ export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> 
   dispute_lost: "payment.disputed",
 };
 
-/** The webhook body of spec §6.1 without `timestamp`, which is fixed at the first send. */
-export interface WebhookPayload {
-  event: WebhookEventName;
-  transactionId: string;
-  status: PaymentStatus;
-  amount: number;
-  currency: string;
-  customerEmail: string;
-  processorPaymentId: string | null;
-  metadata: Record<string, unknown>;
-  completedAt: string | null;
-}
-
-export function buildPayload(event: WebhookEventName, payment: PaymentRow): WebhookPayload {
-  // §6.1: the merchant's metadata, which may also carry `description`.
-  const metadata: Record<string, unknown> = { ...(payment.metadata ?? {}) };
-  if (payment.description !== null) metadata.description = payment.description;
+/** The spec §6.1 body in its field order, without `timestamp`, which is fixed at the first send. */
+export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
   return {
     event,
     transactionId: payment.id,
@@ -44,7 +32,21 @@ export function buildPayload(event: WebhookEventName, payment: PaymentRow): Webh
     currency: payment.currency,
     customerEmail: payment.customer_email,
     processorPaymentId: payment.processor_payment_intent_id,
-    metadata,
+    metadata: webhookMetadata(payment.metadata, payment.description),
     completedAt: payment.completed_at ? payment.completed_at.toISOString() : null,
+  };
+}
+
+/** The webhook a payment now in `payment.status` causes, or null when its status sends none. */
+export function webhookMessageFor(payment: PaymentRow): OutboxMessage | null {
+  const event = EVENT_FOR_STATUS[payment.status];
+  if (!event) return null;
+  return {
+    groupId: payment.group_id,
+    transactionId: payment.id,
+    event,
+    status: payment.status,
+    payload: webhookPayload(event, payment),
+    url: payment.webhook_url,
   };
 }

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/database.ts";
-import { hashSecret, secretMatches } from "../merchants/secrets.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { hashSecret, secretMatches } from "./secrets.ts";
+import { API_KEYS_CHANNEL, findActiveApiKey } from "./store.ts";
 
 export interface Merchant {
   groupId: string;
@@ -13,8 +14,6 @@ declare module "fastify" {
     merchant: Merchant;
   }
 }
-
-export const API_KEYS_CHANNEL = "api_keys_revoked";
 
 // Compared against when the public key is unknown, so both failures take the same time.
 const DECOY_HASH = hashSecret("decoy");
@@ -54,9 +53,9 @@ export class MerchantAuthenticator {
     });
   }
 
-  forget(publicKey: string): void {
+  readonly forget = (publicKey: string): void => {
     this.known.delete(publicKey);
-  }
+  };
 
   async stop(): Promise<void> {
     await this.unlisten?.();
@@ -65,10 +64,7 @@ export class MerchantAuthenticator {
   private async lookup(publicKey: string): Promise<KnownKey | undefined> {
     const cached = this.known.get(publicKey);
     if (cached && cached.expiresAt > Date.now()) return cached;
-    const [row] = await this.db.query<{ group_id: string; secret_hash: Uint8Array }>(
-      "SELECT group_id, secret_hash FROM api_keys WHERE public_key = $1 AND revoked_at IS NULL",
-      [publicKey],
-    );
+    const row = await findActiveApiKey(this.db, publicKey);
     if (!row) {
       this.known.delete(publicKey);
       return undefined;

@@ -1,7 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/database.ts";
-import { hashSecret, newAdminToken, secretMatches } from "../merchants/secrets.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { hashSecret, newAdminToken, secretMatches } from "./secrets.ts";
+import { insertSettingIfAbsent, readSetting } from "./store.ts";
+
+const SETTING = "admin_token_hash";
 
 export interface AdminTokenState {
   hash: Buffer;
@@ -15,18 +18,11 @@ export async function resolveAdminToken(
   configured: string | undefined,
 ): Promise<AdminTokenState> {
   if (configured) return { hash: hashSecret(configured) };
-  const [stored] = await db.query<{ value: string }>(
-    "SELECT value FROM settings WHERE name = 'admin_token_hash'",
-  );
-  if (stored) return { hash: Buffer.from(stored.value, "hex") };
+  const stored = await readSetting(db, SETTING);
+  if (stored) return { hash: Buffer.from(stored, "hex") };
   const token = newAdminToken();
   const hash = hashSecret(token);
-  const inserted = await db.query<{ value: string }>(
-    `INSERT INTO settings (name, value) VALUES ('admin_token_hash', $1)
-     ON CONFLICT (name) DO NOTHING RETURNING value`,
-    [hash.toString("hex")],
-  );
-  if (inserted.length === 1) return { hash, generated: token };
+  if (await insertSettingIfAbsent(db, SETTING, hash.toString("hex"))) return { hash, generated: token };
   // Another instance generated it first.
   return resolveAdminToken(db, configured);
 }

@@ -1,0 +1,42 @@
+/** Route-schema pieces every API module shares: envelopes, error answers, ids. */
+
+export const UUID_PATTERN_SOURCE =
+  "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+export const UUID_PATTERN = new RegExp(UUID_PATTERN_SOURCE);
+
+const ID_SUFFIX = " ID";
+
+/**
+ * A path id naming a `resource`. A malformed one fails validation in the `params` context, which
+ * the error handler answers as 404 "<resource> not found": an id that cannot exist is simply not
+ * found (DESIGN §2), with the same body as an unknown one.
+ */
+export const uuidParam = <const R extends string>(resource: R) =>
+  ({ type: "string", pattern: UUID_PATTERN_SOURCE, description: `${resource}${ID_SUFFIX}` }) as const;
+
+/** The resource a path parameter names, read back from its schema description. */
+export function resourceOfParam(paramsSchema: unknown, param: string): string {
+  const properties = (paramsSchema as { properties?: Record<string, { description?: string }> } | undefined)
+    ?.properties;
+  const description = properties?.[param]?.description ?? "";
+  return description.endsWith(ID_SUFFIX) ? description.slice(0, -ID_SUFFIX.length) : "Resource";
+}
+
+export const merchantSecurity = [{ publicKey: [], secretKey: [] }];
+export const adminSecurity = [{ adminToken: [] }];
+
+export function successEnvelope<const T extends object>(data: T) {
+  return {
+    type: "object",
+    required: ["success", "data"],
+    properties: { success: { type: "boolean", const: true }, data },
+  } as const;
+}
+
+export const errorResponses = {
+  400: { $ref: "ErrorResponse#" },
+  401: { $ref: "ErrorResponse#" },
+  404: { $ref: "ErrorResponse#" },
+  429: { $ref: "ErrorResponse#" },
+  503: { $ref: "ErrorResponse#" },
+} as const;

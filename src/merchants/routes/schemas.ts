@@ -1,0 +1,23 @@
+import { uuidParam } from "../../http/schemas.ts";
+
+export const siteUrl = {
+  type: "string",
+  minLength: 8,
+  maxLength: 2000,
+  pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$",
+} as const;
+
+export const displayName = { type: "string", minLength: 1, maxLength: 200 } as const;
+
+export const safeSiteInput = {
+  type: "object",
+  required: ["name", "url"],
+  additionalProperties: false,
+  properties: { name: displayName, url: siteUrl, isActive: { type: "boolean" } },
+} as const;
+
+export const groupParams = {
+  type: "object",
+  required: ["groupId"],
+  properties: { groupId: uuidParam("Group") },
+} as const;

@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import type { Database, Queryable } from "../db/database.ts";
+import { notFound } from "../http/errors.ts";
+import { UUID_PATTERN } from "../http/schemas.ts";
+import { hashSecret, newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
+import {
+  findGroupRow,
+  insertApiKey,
+  insertGroup,
+  insertSafeSite,
+  listSafeSiteRows,
+  lockAndCheckAnyGroup,
+  revokeApiKey,
+  rotateGroupWebhookSecret,
+  type SafeSiteRow,
+  updateSafeSite,
+} from "./store.ts";
+
+export interface SafeSite {
+  id: string;
+  name: string;
+  url: string;
+  isActive: boolean;
+}
+
+export interface SafeSiteInput {
+  name: string;
+  url: string;
+  isActive?: boolean | undefined;
+}
+
+export interface Group {
+  groupId: string;
+  groupName: string;
+  safeSites: SafeSite[];
+}
+
+export interface KeyPair {
+  publicKey: string;
+  secretKey: string;
+}
+
+export interface CreatedGroup extends Group, KeyPair {
+  webhookSecret: string;
+}
+
+const toSafeSite = (row: SafeSiteRow): SafeSite => ({
+  id: row.id,
+  name: row.name,
+  url: row.url,
+  isActive: row.is_active,
+});
+
+/** A SafeSite URL is a base: the hosted link is `{url}/pay/{token}`. */
+const normaliseSiteUrl = (url: string): string => url.replace(/\/+$/, "");
+
+/** Groups (merchants), their SafeSites, API keys and webhook signing secrets. */
+export class MerchantsService {
+  constructor(
+    private readonly db: Database,
+    /** Told of revocations made here, ahead of the NOTIFY that reaches every instance. */
+    private readonly onKeyRevoked: (publicKey: string) => void = () => {},
+  ) {}
+
+  /** A group with its SafeSites and first key pair; the secrets are shown only in this answer. */
+  createGroup(input: { name: string; safeSites: SafeSiteInput[] }): Promise<CreatedGroup> {
+    return this.db.transaction((tx) => this.insertGroupWithKey(tx, input));
+  }
+
+  /** On an empty database, a demo group so the README's curl works straight away. */
+  createDemoGroupIfEmpty(publicUrl: string): Promise<CreatedGroup | null> {
+    return this.db.transaction(async (tx) => {
+      if (await lockAndCheckAnyGroup(tx)) return null;
+      return this.insertGroupWithKey(tx, {
+        name: "Demo group",
+        safeSites: [{ name: "Default", url: publicUrl, isActive: true }],
+      });
+    });
+  }
+
+  async getGroup(groupId: string): Promise<Group> {
+    const row = UUID_PATTERN.test(groupId) ? await findGroupRow(this.db, groupId) : undefined;
+    if (!row) throw notFound("Group");
+    const sites = await listSafeSiteRows(this.db, groupId);
+    return { groupId: row.id, groupName: row.name, safeSites: sites.map(toSafeSite) };
+  }
+
+  async addSafeSite(groupId: string, site: SafeSiteInput): Promise<SafeSite> {
+    await this.getGroup(groupId);
+    return toSafeSite(await this.insertSite(this.db, groupId, site));
+  }
+
+  async updateSafeSite(id: string, patch: Partial<SafeSiteInput>): Promise<SafeSite> {
+    const row = await updateSafeSite(this.db, id, {
+      name: patch.name ?? null,
+      url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
+      isActive: patch.isActive ?? null,
+    });
+    if (!row) throw notFound("SafeSite");
+    return toSafeSite(row);
+  }
+
+  async issueKey(groupId: string): Promise<KeyPair> {
+    await this.getGroup(groupId);
+    return this.insertKey(this.db, groupId);
+  }
+
+  /** Revoked at once on every instance; false when no active key has that public key. */
+  async revokeKey(publicKey: string): Promise<boolean> {
+    if (!(await revokeApiKey(this.db, publicKey))) return false;
+    this.onKeyRevoked(publicKey);
+    return true;
+  }
+
+  /** A new signing secret; the previous one keeps signing for `graceSeconds`. */
+  async rotateWebhookSecret(groupId: string, graceSeconds: number) {
+    const row = UUID_PATTERN.test(groupId)
+      ? await rotateGroupWebhookSecret(this.db, groupId, newWebhookSecret(), graceSeconds)
+      : undefined;
+    if (!row) throw notFound("Group");
+    return {
+      webhookSecret: row.webhook_secret,
+      previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
+    };
+  }
+
+  private async insertGroupWithKey(
+    tx: Queryable,
+    input: { name: string; safeSites: SafeSiteInput[] },
+  ): Promise<CreatedGroup> {
+    const groupId = randomUUID();
+    const webhookSecret = newWebhookSecret();
+    await insertGroup(tx, { id: groupId, name: input.name, webhookSecret });
+    const safeSites: SafeSite[] = [];
+    for (const site of input.safeSites) safeSites.push(toSafeSite(await this.insertSite(tx, groupId, site)));
+    const keys = await this.insertKey(tx, groupId);
+    return { groupId, groupName: input.name, safeSites, ...keys, webhookSecret };
+  }
+
+  private insertSite(q: Queryable, groupId: string, site: SafeSiteInput): Promise<SafeSiteRow> {
+    return insertSafeSite(q, {
+      id: randomUUID(),
+      groupId,
+      name: site.name,
+      url: normaliseSiteUrl(site.url),
+      isActive: site.isActive ?? true,
+    });
+  }
+
+  private async insertKey(q: Queryable, groupId: string): Promise<KeyPair> {
+    const pair = { publicKey: newPublicKey(), secretKey: newSecretKey() };
+    await insertApiKey(q, { publicKey: pair.publicKey, groupId, secretHash: hashSecret(pair.secretKey) });
+    return pair;
+  }
+}

@@ -1,0 +1,136 @@
+// Every statement on groups, SafeSites, API keys and service settings.
+import type { Queryable } from "../db/database.ts";
+
+export interface GroupRow {
+  id: string;
+  name: string;
+  webhook_secret: string;
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: Date | null;
+  created_at: Date;
+}
+
+export interface SafeSiteRow {
+  id: string;
+  name: string;
+  url: string;
+  is_active: boolean;
+}
+
+/** NOTIFY channel carrying revoked public keys to every instance's auth cache. */
+export const API_KEYS_CHANNEL = "api_keys_revoked";
+
+export async function insertGroup(q: Queryable, group: { id: string; name: string; webhookSecret: string }) {
+  await q.query("INSERT INTO groups (id, name, webhook_secret) VALUES ($1, $2, $3)", [
+    group.id,
+    group.name,
+    group.webhookSecret,
+  ]);
+}
+
+export async function findGroupRow(q: Queryable, groupId: string): Promise<GroupRow | undefined> {
+  const [row] = await q.query<GroupRow>("SELECT * FROM groups WHERE id = $1", [groupId]);
+  return row;
+}
+
+/** True when at least one group exists; takes a lock so instances starting together agree. */
+export async function lockAndCheckAnyGroup(tx: Queryable): Promise<boolean> {
+  await tx.query("SELECT pg_advisory_xact_lock(7302115)");
+  const [existing] = await tx.query("SELECT 1 FROM groups LIMIT 1");
+  return existing !== undefined;
+}
+
+export async function rotateGroupWebhookSecret(
+  q: Queryable,
+  groupId: string,
+  newSecret: string,
+  graceSeconds: number,
+): Promise<{ webhook_secret: string; previous_webhook_secret_expires_at: Date } | undefined> {
+  const [row] = await q.query<{ webhook_secret: string; previous_webhook_secret_expires_at: Date }>(
+    `UPDATE groups SET previous_webhook_secret = webhook_secret, webhook_secret = $2,
+       previous_webhook_secret_expires_at = now() + make_interval(secs => $3)
+     WHERE id = $1 RETURNING webhook_secret, previous_webhook_secret_expires_at`,
+    [groupId, newSecret, graceSeconds],
+  );
+  return row;
+}
+
+export function listSafeSiteRows(q: Queryable, groupId: string): Promise<SafeSiteRow[]> {
+  return q.query<SafeSiteRow>(
+    "SELECT id, name, url, is_active FROM safe_sites WHERE group_id = $1 ORDER BY position",
+    [groupId],
+  );
+}
+
+export async function insertSafeSite(
+  q: Queryable,
+  site: { id: string; groupId: string; name: string; url: string; isActive: boolean },
+): Promise<SafeSiteRow> {
+  const [row] = await q.query<SafeSiteRow>(
+    `INSERT INTO safe_sites (id, group_id, name, url, is_active) VALUES ($1, $2, $3, $4, $5)
+     RETURNING id, name, url, is_active`,
+    [site.id, site.groupId, site.name, site.url, site.isActive],
+  );
+  return row as SafeSiteRow;
+}
+
+export async function updateSafeSite(
+  q: Queryable,
+  id: string,
+  patch: { name: string | null; url: string | null; isActive: boolean | null },
+): Promise<SafeSiteRow | undefined> {
+  const [row] = await q.query<SafeSiteRow>(
+    `UPDATE safe_sites SET name = COALESCE($2, name), url = COALESCE($3, url), is_active = COALESCE($4, is_active)
+     WHERE id = $1 RETURNING id, name, url, is_active`,
+    [id, patch.name, patch.url, patch.isActive],
+  );
+  return row;
+}
+
+export async function insertApiKey(
+  q: Queryable,
+  key: { publicKey: string; groupId: string; secretHash: Buffer },
+) {
+  await q.query("INSERT INTO api_keys (public_key, group_id, secret_hash) VALUES ($1, $2, $3)", [
+    key.publicKey,
+    key.groupId,
+    key.secretHash,
+  ]);
+}
+
+export async function findActiveApiKey(
+  q: Queryable,
+  publicKey: string,
+): Promise<{ group_id: string; secret_hash: Uint8Array } | undefined> {
+  const [row] = await q.query<{ group_id: string; secret_hash: Uint8Array }>(
+    "SELECT group_id, secret_hash FROM api_keys WHERE public_key = $1 AND revoked_at IS NULL",
+    [publicKey],
+  );
+  return row;
+}
+
+/** Revokes a key and tells every instance to drop it from its auth cache (on commit). */
+export async function revokeApiKey(q: Queryable, publicKey: string): Promise<boolean> {
+  const rows = await q.query(
+    `WITH revoked AS (
+       UPDATE api_keys SET revoked_at = now() WHERE public_key = $1 AND revoked_at IS NULL RETURNING public_key
+     )
+     SELECT pg_notify($2, public_key) FROM revoked`,
+    [publicKey, API_KEYS_CHANNEL],
+  );
+  return rows.length === 1;
+}
+
+export async function readSetting(q: Queryable, name: string): Promise<string | undefined> {
+  const [row] = await q.query<{ value: string }>("SELECT value FROM settings WHERE name = $1", [name]);
+  return row?.value;
+}
+
+/** Writes a setting unless it exists; true when this call wrote it. */
+export async function insertSettingIfAbsent(q: Queryable, name: string, value: string): Promise<boolean> {
+  const rows = await q.query(
+    "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value",
+    [name, value],
+  );
+  return rows.length === 1;
+}

@@ -1,0 +1,77 @@
+import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
+import type { FastifyPluginAsync } from "fastify";
+import { ApiError } from "../../http/errors.ts";
+import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import type { WebhookService } from "../../webhooks/service.ts";
+import type { PaymentsService } from "../service.ts";
+import { paymentParams } from "./get.ts";
+
+/** A payment's webhook log and replay: the payment decides who may see it, webhooks keep the log. */
+const paymentEventRoutes: FastifyPluginAsync<{
+  payments: PaymentsService;
+  webhooks: WebhookService;
+}> = async (scope, { payments, webhooks }) => {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+
+  app.get(
+    "/api/v1/payments/:id/events",
+    {
+      schema: {
+        summary: "List a payment's webhook events with their deliveries and attempts",
+        tags: ["webhooks"],
+        security: merchantSecurity,
+        params: paymentParams,
+        response: errorResponses,
+      },
+    },
+    async (request) => {
+      const { groupId } = request.merchant;
+      const payment = await payments.get(groupId, request.params.id);
+      return { success: true, data: await webhooks.eventsOf(groupId, payment.id) };
+    },
+  );
+
+  app.post(
+    "/api/v1/payments/:id/events/:eventId/resend",
+    {
+      config: { rateLimit: { max: 30, timeWindow: 60_000 } },
+      schema: {
+        summary: "Queue a fresh delivery of one event",
+        description: "The new delivery gets its own webhook-id and timestamp; the original's log is kept.",
+        tags: ["webhooks"],
+        security: merchantSecurity,
+        params: {
+          type: "object",
+          required: ["id", "eventId"],
+          properties: { id: uuidParam("Payment"), eventId: uuidParam("Event") },
+        } as const,
+        response: {
+          202: successEnvelope({
+            type: "object",
+            required: ["deliveryId", "state"],
+            properties: {
+              deliveryId: { type: "string", format: "uuid" },
+              state: { type: "string", const: "pending" },
+            },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { groupId } = request.merchant;
+      const payment = await payments.get(groupId, request.params.id);
+      if (!payment.webhook_url) {
+        throw new ApiError("INVALID_REQUEST", "This payment has no deliverable webhookUrl");
+      }
+      const delivery = await webhooks.resend({
+        groupId,
+        transactionId: payment.id,
+        eventId: request.params.eventId,
+      });
+      return reply.code(202).send({ success: true as const, data: delivery });
+    },
+  );
+};
+
+export default paymentEventRoutes;

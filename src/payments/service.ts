@@ -1,0 +1,443 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../config.ts";
+import type { Database, Queryable } from "../db/database.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { UUID_PATTERN } from "../http/schemas.ts";
+import { reachableUrl } from "../net/unreachable-host.ts";
+import type { CheckoutSession, Processor, ProcessorEvent, ProcessorFact } from "../processor/processor.ts";
+import type { WebhookOutbox } from "../webhooks/outbox.ts";
+import { EVENT_FOR_STATUS, webhookMessageFor } from "./events.ts";
+import { planFact } from "./facts.ts";
+import { runIdempotently } from "./idempotency.ts";
+import { descriptionOf, storedMetadata } from "./metadata.ts";
+import type { CreatePaymentInput, CreatePaymentResult } from "./schemas.ts";
+import {
+  CANCELLABLE,
+  FINAL_STATUSES,
+  LINK_OPEN_STATUSES,
+  PAID_STATUSES,
+  type PaymentStatus,
+  sourcesOf,
+} from "./status.ts";
+import {
+  type Currency,
+  findPayment,
+  findPaymentByLinkToken,
+  findPaymentIdBy,
+  flagForReconciliation,
+  insertPendingPayment,
+  listDueForExpiry,
+  listFlaggedForReconciliation,
+  listPayments,
+  listStatusChanges,
+  lockPayment,
+  type PaymentFilter,
+  type PaymentRow,
+  type ProcessorReference,
+  recordProcessorEvent,
+  type StatusUpdate,
+  updatePaymentStatus,
+} from "./store.ts";
+
+export type PaymentsConfig = Pick<Config, "checkoutTtlSeconds" | "allowedPrivateHosts" | "fallbackUrl">;
+
+export interface PaymentsServiceOptions {
+  db: Database;
+  processor: Processor;
+  outbox: WebhookOutbox;
+  config: PaymentsConfig;
+  log: FastifyBaseLogger;
+}
+
+export interface TransitionRequest {
+  paymentId: string;
+  to: PaymentStatus;
+  reason: string;
+  /** Narrows the table's sources (e.g. cancel only from pending/processing). */
+  from?: readonly PaymentStatus[];
+  groupId?: string;
+  /** False when the merchant learns the outcome synchronously (a failed create). */
+  notify?: boolean;
+  processorSessionId?: string;
+  processorCheckoutUrl?: string;
+  processorPaymentIntentId?: string | null;
+  refundedAmount?: number;
+}
+
+export interface FactOutcome {
+  paymentId: string | null;
+  changed: PaymentStatus[];
+  flaggedForReconciliation: boolean;
+}
+
+/** What the hosted link (/pay/:token) does for the customer. */
+export type LinkAnswer =
+  | { kind: "redirect"; url: string }
+  | { kind: "not_found" }
+  | { kind: "already_paid" }
+  | { kind: "expired" };
+
+const EXPIRY_BATCH = 100;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
+
+/** The first `{transactionId}` only, as spec §4.2 says. */
+export const substituteTransactionId = (url: string, transactionId: string): string =>
+  url.replace("{transactionId}", () => transactionId);
+
+/**
+ * Payments as every interface uses them: the merchant API, the customer pages, the processor
+ * intake, the expiry sweeper and the CLI. Each operation makes its status change, writes the
+ * webhook it causes in the same transaction, and wakes the dispatcher after commit, here and
+ * nowhere else.
+ */
+export class PaymentsService {
+  private readonly db: Database;
+  private readonly processor: Processor;
+  private readonly outbox: WebhookOutbox;
+  private readonly config: PaymentsConfig;
+  private readonly log: FastifyBaseLogger;
+  // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
+  private readonly rotation = new Map<string, number>();
+
+  constructor(options: PaymentsServiceOptions) {
+    this.db = options.db;
+    this.processor = options.processor;
+    this.outbox = options.outbox;
+    this.config = options.config;
+    this.log = options.log;
+  }
+
+  /** Spec §4.2. With an Idempotency-Key the same request gets the same answer for 24 hours. */
+  create(groupId: string, input: CreatePaymentInput, idempotencyKey?: string): Promise<CreatePaymentResult> {
+    if (!idempotencyKey) return this.createOnce(groupId, input);
+    return runIdempotently(this.db, { groupId, key: idempotencyKey, request: input }, () =>
+      this.createOnce(groupId, input),
+    );
+  }
+
+  private async createOnce(groupId: string, input: CreatePaymentInput): Promise<CreatePaymentResult> {
+    if (input.customerEmail === undefined) {
+      throw new ApiError("PROCESSOR_ERROR", "The processor rejected the payment: customerEmail is required");
+    }
+    const id = randomUUID();
+    const linkToken = randomBytes(24).toString("base64url");
+    const expiresAt = new Date(Date.now() + this.config.checkoutTtlSeconds * 1000);
+    const currency = input.currency.toLowerCase() as Currency;
+    const metadata = storedMetadata(input.metadata);
+    // An unreachable webhookUrl is not an error (spec §6.3 rule 8): the payment simply has none.
+    const webhookUrl = input.webhookUrl
+      ? reachableUrl(input.webhookUrl, this.config.allowedPrivateHosts)
+      : null;
+    const site = await insertPendingPayment(
+      this.db,
+      {
+        id,
+        groupId,
+        amount: input.amount,
+        currency,
+        customerEmail: input.customerEmail,
+        customerName: input.customerName ?? null,
+        description: descriptionOf(input.description, metadata),
+        metadata,
+        successUrl: substituteTransactionId(input.successUrl, id),
+        cancelUrl: substituteTransactionId(input.cancelUrl, id),
+        webhookUrl: webhookUrl?.href ?? null,
+        linkToken,
+        expiresAt,
+      },
+      this.nextTurn(groupId),
+    );
+    if (!site) {
+      throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
+    }
+    const returnUrl = `${site.safeSiteUrl}/return/${linkToken}`;
+    let session: CheckoutSession;
+    try {
+      session = await this.processor.createCheckoutSession({
+        transactionId: id,
+        amount: input.amount,
+        currency,
+        customerEmail: input.customerEmail,
+        successUrl: returnUrl,
+        cancelUrl: returnUrl,
+        expiresAt,
+        idempotencyKey: `checkout-session-${id}`,
+      });
+    } catch (error) {
+      this.log.warn({ err: error, transactionId: id }, "processor refused the checkout session");
+      // The merchant hears about this failure in the response, so no webhook is sent.
+      await this.transition({
+        paymentId: id,
+        to: "failed",
+        from: ["pending"],
+        reason: "processor_error",
+        notify: false,
+      });
+      throw new ApiError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
+    }
+    const issued = await this.transition({
+      paymentId: id,
+      to: "processing",
+      from: ["pending"],
+      reason: "checkout_link_issued",
+      processorSessionId: session.id,
+      processorCheckoutUrl: session.url,
+    });
+    if (!issued) {
+      // Cancelled by the merchant while the processor was answering; the link still works (§3.2).
+      this.log.info({ transactionId: id }, "payment cancelled before its link was issued");
+    }
+    return {
+      transactionId: id,
+      paymentUrl: `${site.safeSiteUrl}/pay/${linkToken}`,
+      sessionId: session.id,
+      expiresAt: expiresAt.toISOString(),
+    };
+  }
+
+  /** The caller's payment; unknown, malformed and other groups' ids are all 404 (§4.3, §5). */
+  async get(groupId: string, id: string): Promise<PaymentRow> {
+    const payment = UUID_PATTERN.test(id) ? await findPayment(this.db, groupId, id) : undefined;
+    if (!payment) throw notFound();
+    return payment;
+  }
+
+  /** A page of the group's payments, newest first. */
+  list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentRow[]> {
+    return listPayments(this.db, groupId, filter, limit);
+  }
+
+  statusHistory(payment: PaymentRow) {
+    return listStatusChanges(this.db, payment.id);
+  }
+
+  /** Spec §4.4: only pending or processing payments; the hosted link stays open (§3.2). */
+  async cancel(groupId: string, id: string): Promise<void> {
+    const cancelled = await this.transition({
+      paymentId: id,
+      groupId,
+      to: "cancelled",
+      from: CANCELLABLE,
+      reason: "merchant_cancel",
+    });
+    if (cancelled) return;
+    await this.get(groupId, id); // not the caller's payment: 404
+    throw new ApiError(
+      "ALREADY_COMPLETED",
+      "Only pending or processing payments can be cancelled; read the payment for its current status",
+    );
+  }
+
+  /**
+   * A verified processor event. Replays are acknowledged without effect. Finding the payment may
+   * ask the processor; if it cannot answer, this throws so the processor retries the event.
+   */
+  async applyProcessorEvent(event: ProcessorEvent): Promise<FactOutcome> {
+    const paymentId = event.fact ? await this.findPaymentFor(event) : null;
+    if (event.fact && !paymentId) {
+      this.log.warn({ eventId: event.id, type: event.type }, "processor event for an unknown payment");
+    }
+    return this.inTransaction(async (tx, move) => {
+      const fresh = await recordProcessorEvent(tx, { id: event.id, type: event.type, paymentId });
+      if (!fresh || !event.fact || !paymentId)
+        return { paymentId, changed: [], flaggedForReconciliation: false };
+      return this.applyFact(
+        tx,
+        move,
+        paymentId,
+        event.fact,
+        event.paymentIntentId,
+        `processor_event:${event.id}`,
+      );
+    });
+  }
+
+  /** Closes links that ran out; the processor is asked first, so a last-second payment succeeds. */
+  async expireDue(): Promise<number> {
+    let changed = 0;
+    for (const payment of await listDueForExpiry(this.db, EXPIRY_BATCH)) {
+      try {
+        const session = payment.processor_session_id
+          ? await this.processor.expireCheckoutSession(payment.processor_session_id)
+          : undefined;
+        const fact: ProcessorFact = session?.paid ? { kind: "paid" } : { kind: "expired" };
+        const outcome = await this.inTransaction((tx, move) =>
+          this.applyFact(tx, move, payment.id, fact, session?.paymentIntentId ?? null, "expiry_sweep"),
+        );
+        changed += outcome.changed.length;
+      } catch (error) {
+        // Left processing; the next sweep tries again once the processor answers.
+        this.log.warn({ err: error, transactionId: payment.id }, "could not expire payment");
+      }
+    }
+    return changed;
+  }
+
+  /** Where the hosted payment link sends the customer. */
+  async openLink(token: string): Promise<LinkAnswer> {
+    const payment = await this.byLinkToken(token);
+    if (!payment?.processor_checkout_url) return { kind: "not_found" };
+    if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid" };
+    // A cancelled payment's link stays open until it expires (spec §3.2).
+    if (payment.expires_at.getTime() <= Date.now() || !LINK_OPEN_STATUSES.has(payment.status)) {
+      return { kind: "expired" };
+    }
+    return { kind: "redirect", url: payment.processor_checkout_url };
+  }
+
+  /**
+   * Where a customer coming back from the processor goes; null for an unknown token. The
+   * processor's own word decides success, so the merchant's success page finds the payment paid.
+   */
+  async returnDestination(token: string): Promise<string | null> {
+    let payment = await this.byLinkToken(token);
+    if (!payment) return null;
+    const sessionId = payment.processor_session_id;
+    if (sessionId && !PAID_STATUSES.has(payment.status)) {
+      try {
+        const session = await this.processor.retrieveCheckoutSession(sessionId);
+        if (session.paid) {
+          const paymentId = payment.id;
+          await this.inTransaction((tx, move) =>
+            this.applyFact(tx, move, paymentId, { kind: "paid" }, session.paymentIntentId, "customer_return"),
+          );
+          // Re-read: the processor's own event may have applied the payment before we did.
+          payment = (await this.byLinkToken(token)) ?? payment;
+        }
+      } catch (error) {
+        // Without the processor's answer the stored status decides; the event will follow.
+        this.log.warn({ err: error, transactionId: payment.id }, "processor unavailable on customer return");
+      }
+    }
+    const target = PAID_STATUSES.has(payment.status) ? payment.success_url : payment.cancel_url;
+    return reachableUrl(target, this.config.allowedPrivateHosts)?.href ?? this.config.fallbackUrl;
+  }
+
+  /** Payments where money moved after they were closed, for the operator. */
+  reconciliationQueue(limit: number): Promise<PaymentRow[]> {
+    return listFlaggedForReconciliation(this.db, limit);
+  }
+
+  private byLinkToken(token: string): Promise<PaymentRow | undefined> {
+    return TOKEN_PATTERN.test(token) ? findPaymentByLinkToken(this.db, token) : Promise.resolve(undefined);
+  }
+
+  private nextTurn(groupId: string): number {
+    const turn = this.rotation.get(groupId) ?? 0;
+    this.rotation.set(groupId, (turn + 1) % 1_000_000);
+    return turn;
+  }
+
+  /** Each way the event names a payment, most specific first; the processor is asked last. */
+  private async findPaymentFor(event: ProcessorEvent): Promise<string | null> {
+    const hint = event.transactionIdHint;
+    const references: [ProcessorReference, string | null][] = [
+      ["id", hint && UUID_PATTERN.test(hint) ? hint : null],
+      ["session", event.sessionId],
+      ["payment_intent", event.paymentIntentId],
+    ];
+    for (const [reference, value] of references) {
+      const id = value === null ? undefined : await findPaymentIdBy(this.db, reference, value);
+      if (id) return id;
+    }
+    // A dispute can be the first we hear of a payment intent: the processor knows its transaction.
+    if (event.paymentIntentId) {
+      const transactionId = await this.processor.transactionIdOfPaymentIntent(event.paymentIntentId);
+      if (transactionId && UUID_PATTERN.test(transactionId)) {
+        return (await findPaymentIdBy(this.db, "id", transactionId)) ?? null;
+      }
+    }
+    return null;
+  }
+
+  /** Applies one fact to a locked payment inside the caller's transaction. */
+  private async applyFact(
+    tx: Queryable,
+    move: (request: TransitionRequest) => Promise<PaymentRow | null>,
+    paymentId: string,
+    fact: ProcessorFact,
+    paymentIntentId: string | null,
+    reason: string,
+  ): Promise<FactOutcome> {
+    const outcome: FactOutcome = { paymentId, changed: [], flaggedForReconciliation: false };
+    const payment = await lockPayment(tx, paymentId);
+    if (!payment) return outcome;
+    const plan = planFact(
+      { status: payment.status, amount: payment.amount, refundedAmount: payment.refunded_amount },
+      fact,
+    );
+    if (plan.kind === "reconcile") {
+      await flagForReconciliation(tx, paymentId, plan.reason, paymentIntentId);
+      this.log.warn({ paymentId, reason: plan.reason }, "payment needs reconciliation");
+      return { ...outcome, flaggedForReconciliation: true };
+    }
+    for (const step of plan.steps) {
+      const changed = await move({
+        paymentId,
+        to: step.to,
+        reason,
+        processorPaymentIntentId: paymentIntentId,
+        ...(step.refundedAmount !== undefined && { refundedAmount: step.refundedAmount }),
+      });
+      if (!changed) break;
+      outcome.changed.push(step.to);
+    }
+    return outcome;
+  }
+
+  /**
+   * A single transition in its own transaction. One that causes no event is a single atomic
+   * statement, so it skips BEGIN/COMMIT: two round trips fewer on the create path.
+   */
+  private async transition(request: TransitionRequest): Promise<PaymentRow | null> {
+    const causesEvent = request.notify !== false && EVENT_FOR_STATUS[request.to] !== undefined;
+    if (causesEvent) return this.inTransaction((_tx, move) => move(request));
+    return (await this.changeStatus(this.db, request))?.payment ?? null;
+  }
+
+  /**
+   * Runs `work` in one transaction, giving it `move` for status changes; wakes the webhook
+   * dispatcher once, after commit, when any change queued a delivery.
+   */
+  private async inTransaction<T>(
+    work: (tx: Queryable, move: (request: TransitionRequest) => Promise<PaymentRow | null>) => Promise<T>,
+  ): Promise<T> {
+    let queued = false;
+    const result = await this.db.transaction((tx) =>
+      work(tx, async (request) => {
+        const change = await this.changeStatus(tx, request);
+        if (change?.queued) queued = true;
+        return change?.payment ?? null;
+      }),
+    );
+    if (queued) this.outbox.wake();
+    return result;
+  }
+
+  /** The conditional UPDATE through the transition table, and the webhook it causes. */
+  private async changeStatus(
+    q: Queryable,
+    request: TransitionRequest,
+  ): Promise<{ payment: PaymentRow; queued: boolean } | null> {
+    const allowedFrom = sourcesOf(request.to, request.from);
+    if (allowedFrom.length === 0) return null;
+    const update: StatusUpdate = {
+      paymentId: request.paymentId,
+      to: request.to,
+      allowedFrom,
+      setsCompletedAt: FINAL_STATUSES.has(request.to),
+      reason: request.reason,
+      groupId: request.groupId,
+      processorSessionId: request.processorSessionId,
+      processorCheckoutUrl: request.processorCheckoutUrl,
+      processorPaymentIntentId: request.processorPaymentIntentId,
+      refundedAmount: request.refundedAmount,
+    };
+    const changed = await updatePaymentStatus(q, update);
+    if (!changed) return null;
+    const message = request.notify === false ? null : webhookMessageFor(changed.payment);
+    const queued = message ? await this.outbox.enqueue(q, message) : false;
+    return { payment: changed.payment, queued };
+  }
+}

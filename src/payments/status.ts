@@ -1,0 +1,77 @@
+// The payment statuses, the one transition table, and the status sets every rule is written in.
+
+export const PAYMENT_STATUSES = [
+  "pending",
+  "processing",
+  "succeeded",
+  "failed",
+  "expired",
+  "cancelled",
+  "refunded",
+  "partially_refunded",
+  "disputed",
+  "dispute_won",
+  "dispute_lost",
+] as const;
+
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/**
+ * Every status change in the service is checked against this table and made by one conditional
+ * UPDATE, so two concurrent changes from one status can never both win.
+ */
+export const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  pending: ["processing", "failed", "cancelled"],
+  processing: ["succeeded", "failed", "expired", "cancelled"],
+  // A declined card leaves the checkout page open: the customer may pay with another card.
+  failed: ["succeeded"],
+  succeeded: ["refunded", "partially_refunded", "disputed"],
+  partially_refunded: ["partially_refunded", "refunded", "disputed"],
+  refunded: ["disputed"],
+  disputed: ["dispute_won", "dispute_lost"],
+  dispute_won: ["partially_refunded", "refunded"],
+  dispute_lost: [],
+  expired: [],
+  cancelled: [],
+};
+
+export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** The statuses a payment may move to `to` from, optionally narrowed to `within`. */
+export function sourcesOf(to: PaymentStatus, within?: readonly PaymentStatus[]): PaymentStatus[] {
+  return PAYMENT_STATUSES.filter(
+    (from) => canTransition(from, to) && (within === undefined || within.includes(from)),
+  );
+}
+
+/** Spec §3.2: the merchant may cancel only these. */
+export const CANCELLABLE: readonly PaymentStatus[] = ["pending", "processing"];
+
+/** Statuses that set completedAt (spec §2.1); refunds and disputes keep the original time. */
+export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set([
+  "succeeded",
+  "failed",
+  "cancelled",
+  "expired",
+]);
+
+/** Money was taken: the customer has paid, whatever happened after. */
+export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set([
+  "succeeded",
+  "refunded",
+  "partially_refunded",
+  "disputed",
+  "dispute_won",
+  "dispute_lost",
+]);
+
+/** Nothing taken yet and the checkout page still accepts a card. */
+export const NOT_YET_PAID: ReadonlySet<PaymentStatus> = new Set(["pending", "processing", "failed"]);
+
+/** Closed by the merchant or the clock: money arriving now needs an operator (spec §3.2). */
+export const CLOSED_UNPAID: ReadonlySet<PaymentStatus> = new Set(["cancelled", "expired"]);
+
+/** The hosted link forwards to the processor while the payment is in one of these and unexpired. */
+export const LINK_OPEN_STATUSES: ReadonlySet<PaymentStatus> = new Set(["processing", "failed", "cancelled"]);

@@ -1,0 +1,350 @@
+// Every statement on payments, their status history, idempotency keys and processor events.
+import type { Queryable } from "../db/database.ts";
+import type { Metadata } from "./metadata.ts";
+import type { PaymentStatus } from "./status.ts";
+
+export type Currency = "usd" | "cad";
+
+export interface PaymentRow {
+  id: string;
+  group_id: string;
+  status: PaymentStatus;
+  amount: number;
+  currency: Currency;
+  customer_email: string;
+  customer_name: string | null;
+  description: string | null;
+  metadata: Metadata | null;
+  success_url: string;
+  cancel_url: string;
+  webhook_url: string | null;
+  safe_site_id: string;
+  safe_site_url: string;
+  link_token: string;
+  processor_session_id: string | null;
+  processor_checkout_url: string | null;
+  processor_payment_intent_id: string | null;
+  refunded_amount: number;
+  needs_reconciliation: boolean;
+  reconciliation_reason: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface NewPayment {
+  id: string;
+  groupId: string;
+  amount: number;
+  currency: Currency;
+  customerEmail: string;
+  customerName: string | null;
+  description: string | null;
+  metadata: Metadata | null;
+  successUrl: string;
+  cancelUrl: string;
+  webhookUrl: string | null;
+  linkToken: string;
+  expiresAt: Date;
+}
+
+/**
+ * Inserts a pending payment on the group's active SafeSite whose turn it is (active sites in
+ * creation order, `turn` modulo their count), with its first status-history row. Undefined when
+ * the group has no active SafeSite.
+ */
+export async function insertPendingPayment(
+  q: Queryable,
+  payment: NewPayment,
+  turn: number,
+): Promise<{ safeSiteUrl: string } | undefined> {
+  const [row] = await q.query<{ safe_site_url: string }>(
+    `WITH sites AS (
+       SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
+       FROM safe_sites WHERE group_id = $2 AND is_active
+     ), payment AS (
+       INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
+         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at)
+       SELECT $1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, id, url, $12, $13
+       FROM sites WHERE turn = $14 % active
+       RETURNING id, safe_site_url
+     ), audit AS (
+       INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+       SELECT id, NULL, 'pending', 'created' FROM payment
+     )
+     SELECT safe_site_url FROM payment`,
+    [
+      payment.id,
+      payment.groupId,
+      payment.amount,
+      payment.currency,
+      payment.customerEmail,
+      payment.customerName,
+      payment.description,
+      payment.metadata && JSON.stringify(payment.metadata),
+      payment.successUrl,
+      payment.cancelUrl,
+      payment.webhookUrl,
+      payment.linkToken,
+      payment.expiresAt,
+      turn,
+    ],
+  );
+  return row && { safeSiteUrl: row.safe_site_url };
+}
+
+export interface StatusUpdate {
+  paymentId: string;
+  to: PaymentStatus;
+  /** Statuses the payment may be in for the change to apply. */
+  allowedFrom: readonly PaymentStatus[];
+  setsCompletedAt: boolean;
+  /** Why, for the status history: "merchant_cancel", "processor_event:evt_…", … */
+  reason: string;
+  /** Restricts the change to one merchant's payments. */
+  groupId?: string | undefined;
+  processorSessionId?: string | undefined;
+  processorCheckoutUrl?: string | undefined;
+  processorPaymentIntentId?: string | null | undefined;
+  refundedAmount?: number | undefined;
+}
+
+/**
+ * The conditional status change: locks the row, changes it only from an allowed status, and
+ * writes the history row, all in one statement. Undefined when nothing changed.
+ */
+export async function updatePaymentStatus(
+  q: Queryable,
+  update: StatusUpdate,
+): Promise<{ payment: PaymentRow; from: PaymentStatus } | undefined> {
+  const [row] = await q.query<PaymentRow & { previous_status: PaymentStatus }>(
+    `WITH previous AS (
+       SELECT id, status FROM payments WHERE id = $1 AND ($9::uuid IS NULL OR group_id = $9) FOR UPDATE
+     ), changed AS (
+       UPDATE payments p SET
+         status = $2,
+         updated_at = now(),
+         completed_at = CASE WHEN $3::boolean THEN now() ELSE p.completed_at END,
+         processor_session_id = COALESCE($5, p.processor_session_id),
+         processor_checkout_url = COALESCE($6, p.processor_checkout_url),
+         processor_payment_intent_id = COALESCE($7, p.processor_payment_intent_id),
+         refunded_amount = COALESCE($8, p.refunded_amount)
+       FROM previous
+       WHERE p.id = previous.id AND previous.status = ANY($4::text[])
+       RETURNING p.*, previous.status AS previous_status
+     ), audit AS (
+       INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+       SELECT id, previous_status, status, $10 FROM changed
+     )
+     SELECT * FROM changed`,
+    [
+      update.paymentId,
+      update.to,
+      update.setsCompletedAt,
+      update.allowedFrom,
+      update.processorSessionId ?? null,
+      update.processorCheckoutUrl ?? null,
+      update.processorPaymentIntentId ?? null,
+      update.refundedAmount ?? null,
+      update.groupId ?? null,
+      update.reason,
+    ],
+  );
+  if (!row) return undefined;
+  const { previous_status: from, ...payment } = row;
+  return { payment, from };
+}
+
+/** The payment, locked until the transaction ends. */
+export async function lockPayment(tx: Queryable, paymentId: string): Promise<PaymentRow | undefined> {
+  const [row] = await tx.query<PaymentRow>("SELECT * FROM payments WHERE id = $1 FOR UPDATE", [paymentId]);
+  return row;
+}
+
+/** Money moved on a payment the merchant no longer expects to be paid (spec §3.2): an operator decides. */
+export async function flagForReconciliation(
+  q: Queryable,
+  paymentId: string,
+  reason: string,
+  paymentIntentId: string | null,
+): Promise<void> {
+  await q.query(
+    `UPDATE payments SET needs_reconciliation = true, reconciliation_reason = $2, updated_at = now(),
+       processor_payment_intent_id = COALESCE($3, processor_payment_intent_id)
+     WHERE id = $1`,
+    [paymentId, reason, paymentIntentId],
+  );
+}
+
+export async function findPayment(
+  q: Queryable,
+  groupId: string,
+  id: string,
+): Promise<PaymentRow | undefined> {
+  const [row] = await q.query<PaymentRow>("SELECT * FROM payments WHERE id = $1 AND group_id = $2", [
+    id,
+    groupId,
+  ]);
+  return row;
+}
+
+export async function findPaymentByLinkToken(q: Queryable, token: string): Promise<PaymentRow | undefined> {
+  const [row] = await q.query<PaymentRow>("SELECT * FROM payments WHERE link_token = $1", [token]);
+  return row;
+}
+
+/** The processor's three ways of naming a payment, each an indexed lookup. */
+export type ProcessorReference = "id" | "session" | "payment_intent";
+
+const LOOKUP_BY_REFERENCE: Record<ProcessorReference, string> = {
+  id: "SELECT id FROM payments WHERE id = $1::uuid",
+  session: "SELECT id FROM payments WHERE processor_session_id = $1 LIMIT 1",
+  payment_intent: "SELECT id FROM payments WHERE processor_payment_intent_id = $1 LIMIT 1",
+};
+
+export async function findPaymentIdBy(
+  q: Queryable,
+  reference: ProcessorReference,
+  value: string,
+): Promise<string | undefined> {
+  const [row] = await q.query<{ id: string }>(LOOKUP_BY_REFERENCE[reference], [value]);
+  return row?.id;
+}
+
+export function listDueForExpiry(
+  q: Queryable,
+  limit: number,
+): Promise<{ id: string; processor_session_id: string | null }[]> {
+  return q.query(
+    `SELECT id, processor_session_id FROM payments
+     WHERE status = 'processing' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+    [limit],
+  );
+}
+
+export function listFlaggedForReconciliation(q: Queryable, limit: number): Promise<PaymentRow[]> {
+  return q.query<PaymentRow>(
+    "SELECT * FROM payments WHERE needs_reconciliation ORDER BY created_at LIMIT $1",
+    [limit],
+  );
+}
+
+export interface PaymentFilter {
+  status?: PaymentStatus | undefined;
+  /** created_at at or after */
+  from?: Date | undefined;
+  /** created_at before */
+  to?: Date | undefined;
+  /** A transaction id or a customer email. */
+  query?: string | undefined;
+  /** Keyset cursor: rows strictly older than this (created_at, id). */
+  before?: { createdAt: Date; id: string } | undefined;
+}
+
+/** A group's payments, newest first, by keyset so a page costs the same at any depth. */
+export function listPayments(
+  q: Queryable,
+  groupId: string,
+  filter: PaymentFilter,
+  limit: number,
+): Promise<PaymentRow[]> {
+  return q.query<PaymentRow>(
+    `SELECT * FROM payments
+     WHERE group_id = $1
+       AND ($2::text IS NULL OR status = $2)
+       AND ($3::timestamptz IS NULL OR created_at >= $3)
+       AND ($4::timestamptz IS NULL OR created_at < $4)
+       AND ($5::text IS NULL OR id::text = $5 OR lower(customer_email) = lower($5))
+       AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7::uuid))
+     ORDER BY created_at DESC, id DESC
+     LIMIT $8`,
+    [
+      groupId,
+      filter.status ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
+      filter.query ?? null,
+      filter.before?.createdAt ?? null,
+      filter.before?.id ?? null,
+      limit,
+    ],
+  );
+}
+
+export interface StatusChangeRow {
+  from_status: PaymentStatus | null;
+  to_status: PaymentStatus;
+  reason: string;
+  created_at: Date;
+}
+
+export function listStatusChanges(q: Queryable, paymentId: string): Promise<StatusChangeRow[]> {
+  return q.query<StatusChangeRow>(
+    "SELECT from_status, to_status, reason, created_at FROM payment_status_changes WHERE payment_id = $1 ORDER BY id",
+    [paymentId],
+  );
+}
+
+/** Records a processor event's id; false when it was seen before (a replay). */
+export async function recordProcessorEvent(
+  q: Queryable,
+  event: { id: string; type: string; paymentId: string | null },
+): Promise<boolean> {
+  const rows = await q.query(
+    "INSERT INTO processor_events (id, type, payment_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id",
+    [event.id, event.type, event.paymentId],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Takes an Idempotency-Key for a request: true when this request now owns it. A key older than
+ * `retentionSeconds` is taken over as if new.
+ */
+export async function claimIdempotencyKey(
+  q: Queryable,
+  key: { groupId: string; key: string; fingerprint: string; retentionSeconds: number },
+): Promise<boolean> {
+  const claimed = await q.query(
+    `INSERT INTO idempotency_keys (group_id, key, request_hash) VALUES ($1, $2, $3)
+     ON CONFLICT (group_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
+       WHERE idempotency_keys.created_at < now() - make_interval(secs => $4)
+     RETURNING key`,
+    [key.groupId, key.key, key.fingerprint, key.retentionSeconds],
+  );
+  return claimed.length === 1;
+}
+
+export async function findIdempotencyKey(
+  q: Queryable,
+  groupId: string,
+  key: string,
+): Promise<{ request_hash: string; response: unknown } | undefined> {
+  const [row] = await q.query<{ request_hash: string; response: unknown }>(
+    "SELECT request_hash, response FROM idempotency_keys WHERE group_id = $1 AND key = $2",
+    [groupId, key],
+  );
+  return row;
+}
+
+export async function storeIdempotentResponse(
+  q: Queryable,
+  groupId: string,
+  key: string,
+  response: unknown,
+): Promise<void> {
+  await q.query("UPDATE idempotency_keys SET response = $3 WHERE group_id = $1 AND key = $2", [
+    groupId,
+    key,
+    JSON.stringify(response),
+  ]);
+}
+
+/** A failed request frees its key so the merchant can retry with it. */
+export async function releaseIdempotencyKey(q: Queryable, groupId: string, key: string): Promise<void> {
+  await q.query("DELETE FROM idempotency_keys WHERE group_id = $1 AND key = $2 AND response IS NULL", [
+    groupId,
+    key,
+  ]);
+}

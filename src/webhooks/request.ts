@@ -1,0 +1,62 @@
+import { createHmac } from "node:crypto";
+import type { ClaimedDelivery } from "./store.ts";
+
+export const USER_AGENT = "Service-Webhook/1.0";
+
+export type DeliveryToSign = Pick<
+  ClaimedDelivery,
+  | "id"
+  | "event"
+  | "payment_id"
+  | "payload"
+  | "sent_timestamp"
+  | "webhook_secret"
+  | "previous_webhook_secret"
+  | "previous_webhook_secret_expires_at"
+>;
+
+/**
+ * Standard Webhooks signature: base64 HMAC-SHA256 over `${id}.${timestamp}.${body}` with the key
+ * bytes of a `whsec_` secret. During a rotation both secrets sign, space-separated.
+ */
+export function signWebhook(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+      const signature = createHmac("sha256", key)
+        .update(`${messageId}.${timestampSeconds}.${body}`)
+        .digest("base64");
+      return `v1,${signature}`;
+    })
+    .join(" ");
+}
+
+/** The spec §6.1 headers and body, plus Standard Webhooks signature headers. */
+export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
+  // The stored payload keeps the order it was built in; `timestamp` closes it (spec §6.1).
+  const body = JSON.stringify({ ...delivery.payload, timestamp: delivery.sent_timestamp });
+  const secrets = [delivery.webhook_secret];
+  if (
+    delivery.previous_webhook_secret &&
+    (delivery.previous_webhook_secret_expires_at?.getTime() ?? 0) > now.getTime()
+  ) {
+    secrets.push(delivery.previous_webhook_secret);
+  }
+  const timestampSeconds = Math.floor(now.getTime() / 1000);
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    "x-service-event": delivery.event,
+    "x-service-transaction": delivery.payment_id,
+    "x-service-timestamp": delivery.sent_timestamp,
+    "webhook-id": delivery.id,
+    "webhook-timestamp": String(timestampSeconds),
+    "webhook-signature": signWebhook(secrets, delivery.id, timestampSeconds, body),
+  };
+  return { headers, body };
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "../db/database.ts";
+import { notFound } from "../http/errors.ts";
+import type { WebhookOutbox } from "./outbox.ts";
+import {
+  countPendingDeliveries,
+  type EventRow,
+  insertRedelivery,
+  listAttemptsOfDeliveries,
+  listDeliveriesOfEvents,
+  listEventsOfTransaction,
+  listEventsSince,
+  listFailedDeliveries,
+} from "./store.ts";
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The event log, replay and operator views over the outbox. */
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** A transaction's events with their deliveries and every attempt, oldest first. */
+  async eventsOf(groupId: string, transactionId: string) {
+    return this.describe(await listEventsOfTransaction(this.db, groupId, transactionId));
+  }
+
+  /** The catch-up feed: a group's events created at or after `since`, oldest first. */
+  async eventsSince(groupId: string, since: Date, limit: number) {
+    return this.describe(await listEventsSince(this.db, groupId, since, limit));
+  }
+
+  /** Queues a fresh delivery of one event to the URL it was meant for. */
+  async resend(where: { groupId: string; transactionId: string; eventId: string }) {
+    const deliveryId = randomUUID();
+    if (!(await insertRedelivery(this.db, where, deliveryId))) throw notFound("Event");
+    this.outbox.wake();
+    return { deliveryId, state: "pending" as const };
+  }
+
+  /** Deliveries dropped after their last attempt, across groups, newest first. */
+  async failedDeliveries(limit: number) {
+    const rows = await listFailedDeliveries(this.db, limit);
+    return rows.map((row) => ({
+      deliveryId: row.id,
+      eventId: row.event_id,
+      event: row.event,
+      transactionId: row.payment_id,
+      groupId: row.group_id,
+      url: row.url,
+      attempts: row.attempts,
+      lastStatusCode: row.last_status_code,
+      lastError: row.last_error,
+      failedAt: row.completed_at.toISOString(),
+    }));
+  }
+
+  queueDepth(): Promise<number> {
+    return countPendingDeliveries(this.db);
+  }
+
+  private async describe(events: EventRow[]) {
+    if (events.length === 0) return [];
+    const deliveries = await listDeliveriesOfEvents(
+      this.db,
+      events.map((event) => event.id),
+    );
+    const attempts = await listAttemptsOfDeliveries(
+      this.db,
+      deliveries.map((delivery) => delivery.id),
+    );
+    return events.map((event) => ({
+      id: event.id,
+      event: event.event,
+      status: event.status,
+      transactionId: event.payment_id,
+      createdAt: event.created_at.toISOString(),
+      payload: event.payload,
+      deliveries: deliveries
+        .filter((delivery) => delivery.event_id === event.id)
+        .map((delivery) => ({
+          id: delivery.id,
+          url: delivery.url,
+          state: delivery.state,
+          attemptCount: delivery.attempts,
+          nextAttemptAt: delivery.state === "pending" ? delivery.next_attempt_at.toISOString() : null,
+          sentTimestamp: delivery.sent_timestamp,
+          createdAt: delivery.created_at.toISOString(),
+          completedAt: iso(delivery.completed_at),
+          attempts: attempts
+            .filter((attempt) => attempt.delivery_id === delivery.id)
+            .map((attempt) => ({
+              attempt: attempt.attempt,
+              attemptedAt: attempt.attempted_at.toISOString(),
+              statusCode: attempt.status_code,
+              error: attempt.error,
+              durationMs: attempt.duration_ms,
+            })),
+        })),
+    }));
+  }
+}

@@ -1,0 +1,325 @@
+// Every statement on webhook_events, webhook_deliveries and webhook_attempts.
+import type { Queryable } from "../db/database.ts";
+
+/** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
+export const OUTBOX_CHANNEL = "webhook_outbox";
+
+export interface EventRow {
+  id: string;
+  payment_id: string;
+  group_id: string;
+  event: string;
+  status: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  url: string;
+  state: "pending" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: Date;
+  sent_timestamp: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface NewEvent {
+  id: string;
+  groupId: string;
+  transactionId: string;
+  event: string;
+  status: string;
+  payload: Record<string, unknown>;
+}
+
+export interface NewDelivery {
+  id: string;
+  url: string;
+  destination: string;
+}
+
+/** An event with nowhere to deliver it, kept for the event feed. */
+export async function insertEvent(q: Queryable, event: NewEvent): Promise<void> {
+  await q.query(
+    "INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload) VALUES ($1, $2, $3, $4, $5, $6)",
+    [event.id, event.transactionId, event.groupId, event.event, event.status, JSON.stringify(event.payload)],
+  );
+}
+
+/** One statement: the event, its delivery, and the NOTIFY that wakes dispatchers on commit. */
+export async function insertEventWithDelivery(
+  q: Queryable,
+  event: NewEvent,
+  delivery: NewDelivery,
+): Promise<void> {
+  await q.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT $7, id, $8, $9, 'pending' FROM event
+     )
+     SELECT pg_notify($10, '')`,
+    [
+      event.id,
+      event.transactionId,
+      event.groupId,
+      event.event,
+      event.status,
+      JSON.stringify(event.payload),
+      delivery.id,
+      delivery.url,
+      delivery.destination,
+      OUTBOX_CHANNEL,
+    ],
+  );
+}
+
+/** `count` copies of one event, each with a pending delivery (bench and load tests fill queues with it). */
+export async function insertEventsWithDeliveries(
+  q: Queryable,
+  event: Omit<NewEvent, "id">,
+  delivery: Omit<NewDelivery, "id">,
+  count: number,
+): Promise<void> {
+  await q.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       SELECT gen_random_uuid(), $1, $2, $3, $4, $5 FROM generate_series(1, $6) RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT gen_random_uuid(), id, $7, $8, 'pending' FROM event
+     )
+     SELECT pg_notify($9, '')`,
+    [
+      event.transactionId,
+      event.groupId,
+      event.event,
+      event.status,
+      JSON.stringify(event.payload),
+      count,
+      delivery.url,
+      delivery.destination,
+      OUTBOX_CHANNEL,
+    ],
+  );
+}
+
+/**
+ * A fresh delivery of an existing event of one group and transaction, to the URL its earlier
+ * deliveries used. False when there is no such event or it never had a destination.
+ */
+export async function insertRedelivery(
+  q: Queryable,
+  where: { groupId: string; transactionId: string; eventId: string },
+  deliveryId: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    `WITH target AS (
+       SELECT d.event_id, d.url, d.destination FROM webhook_deliveries d
+       JOIN webhook_events e ON e.id = d.event_id
+       WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4
+       ORDER BY d.created_at DESC LIMIT 1
+     ), inserted AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT $1, event_id, url, destination, 'pending' FROM target RETURNING id
+     )
+     SELECT pg_notify($5, '') FROM inserted`,
+    [deliveryId, where.eventId, where.groupId, where.transactionId, OUTBOX_CHANNEL],
+  );
+  return rows.length === 1;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  url: string;
+  destination: string;
+  attempts: number;
+  sent_timestamp: string;
+  created_at: Date;
+  event: string;
+  payment_id: string;
+  payload: Record<string, unknown>;
+  webhook_secret: string;
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: Date | null;
+}
+
+export interface ClaimRequest {
+  limit: number;
+  /** Receivers already at their in-flight budget: skipped. */
+  saturated: string[];
+  /** Attempts in flight per receiver, counted against its budget. */
+  inFlight: [destination: string, count: number][];
+  perDestinationLimit: number;
+  leaseMs: number;
+  /** The body `timestamp` of a first attempt; retries keep theirs. */
+  sentTimestamp: string;
+}
+
+/**
+ * One statement: lock due rows (skipping rows another dispatcher holds), keep at most
+ * perDestinationLimit in flight per receiver, and lease the chosen ones. The row locks end with
+ * the statement; the lease (locked_until) keeps others away until the attempt is recorded.
+ */
+export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  return q.query<ClaimedDelivery>(
+    `WITH locked AS (
+       SELECT id, destination, next_attempt_at FROM webhook_deliveries
+       WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         AND NOT (destination = ANY($2::text[]))
+       ORDER BY next_attempt_at
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED
+     ), ranked AS (
+       SELECT locked.id,
+         row_number() OVER (PARTITION BY locked.destination ORDER BY locked.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
+       FROM locked LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+     )
+     UPDATE webhook_deliveries d SET
+       locked_until = now() + make_interval(secs => $5::double precision / 1000),
+       attempts = d.attempts + 1,
+       sent_timestamp = COALESCE(d.sent_timestamp, $6)
+     FROM ranked, webhook_events e JOIN groups g ON g.id = e.group_id
+     WHERE d.id = ranked.id AND ranked.slot <= $7 AND e.id = d.event_id
+     RETURNING d.id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
+       e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
+    [
+      request.limit,
+      request.saturated,
+      request.inFlight.map(([destination]) => destination),
+      request.inFlight.map(([, count]) => count),
+      request.leaseMs,
+      request.sentTimestamp,
+      request.perDestinationLimit,
+    ],
+  );
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The delivery's state after this attempt. */
+  state: "succeeded" | "failed" | "pending";
+  retryDelayMs: number;
+}
+
+/** Attempts finishing together, written in one statement; each releases its delivery's lease. */
+export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord[]): Promise<void> {
+  await q.query(
+    `WITH results AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[])
+         AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms)
+     ), attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+       SELECT id, attempt, attempted_at, status_code, error, duration_ms FROM results
+     )
+     UPDATE webhook_deliveries d SET
+       state = r.state,
+       locked_until = NULL,
+       next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.retry_ms / 1000) ELSE d.next_attempt_at END,
+       completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE now() END,
+       last_status_code = r.status_code,
+       last_error = r.error
+     FROM results r WHERE d.id = r.id`,
+    [
+      batch.map((entry) => entry.deliveryId),
+      batch.map((entry) => entry.attempt),
+      batch.map((entry) => entry.attemptedAt),
+      batch.map((entry) => entry.statusCode),
+      batch.map((entry) => entry.error),
+      batch.map((entry) => entry.durationMs),
+      batch.map((entry) => entry.state),
+      batch.map((entry) => entry.retryDelayMs),
+    ],
+  );
+}
+
+export function listEventsOfTransaction(
+  q: Queryable,
+  groupId: string,
+  transactionId: string,
+): Promise<EventRow[]> {
+  return q.query<EventRow>(
+    "SELECT * FROM webhook_events WHERE group_id = $1 AND payment_id = $2 ORDER BY created_at, id",
+    [groupId, transactionId],
+  );
+}
+
+export function listEventsSince(
+  q: Queryable,
+  groupId: string,
+  since: Date,
+  limit: number,
+): Promise<EventRow[]> {
+  return q.query<EventRow>(
+    "SELECT * FROM webhook_events WHERE group_id = $1 AND created_at >= $2 ORDER BY created_at, id LIMIT $3",
+    [groupId, since, limit],
+  );
+}
+
+export function listDeliveriesOfEvents(q: Queryable, eventIds: readonly string[]): Promise<DeliveryRow[]> {
+  return q.query<DeliveryRow>(
+    "SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY created_at",
+    [eventIds],
+  );
+}
+
+export function listAttemptsOfDeliveries(
+  q: Queryable,
+  deliveryIds: readonly string[],
+): Promise<AttemptRow[]> {
+  return q.query<AttemptRow>(
+    "SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) ORDER BY attempt",
+    [deliveryIds],
+  );
+}
+
+export interface FailedDeliveryRow {
+  id: string;
+  event_id: string;
+  event: string;
+  payment_id: string;
+  group_id: string;
+  url: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  completed_at: Date;
+}
+
+export function listFailedDeliveries(q: Queryable, limit: number): Promise<FailedDeliveryRow[]> {
+  return q.query<FailedDeliveryRow>(
+    `SELECT d.id, d.event_id, e.event, e.payment_id, e.group_id, d.url, d.attempts, d.last_status_code,
+            d.last_error, d.completed_at
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.state = 'failed' ORDER BY d.completed_at DESC LIMIT $1`,
+    [limit],
+  );
+}
+
+export async function countPendingDeliveries(q: Queryable): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'",
+  );
+  return row?.n ?? 0;
+}
