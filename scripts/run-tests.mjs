@@ -19,6 +19,9 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
+// The CLI tests run bin/checkout.js, which runs the compiled service, as production does.
+const build = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+if (build.status !== 0) process.exit(build.status ?? 1);
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],

@@ -5,14 +5,19 @@ export class AdminClient {
     private readonly token: string,
   ) {}
 
-  async call(method: string, path: string, body?: unknown): Promise<unknown> {
+  get = (path: string) => this.send("get", path);
+  post = (path: string, body?: unknown) => this.send("post", path, body);
+  patch = (path: string, body: unknown) => this.send("patch", path, body);
+  delete = (path: string) => this.send("delete", path);
+
+  private async send(method: "get" | "post" | "patch" | "delete", path: string, body?: unknown) {
     const response = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
-      method,
+      method: method.toUpperCase(),
       headers: {
         authorization: `Bearer ${this.token}`,
         ...(body !== undefined && { "content-type": "application/json" }),
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const text = await response.text();
     let parsed: { success?: boolean; data?: unknown; error?: { code: string; message: string } };
@@ -26,6 +31,6 @@ export class AdminClient {
         `${parsed.error?.code ?? response.status}: ${parsed.error?.message ?? text.slice(0, 200)}`,
       );
     }
-    return parsed.data;
+    return parsed.data as unknown;
   }
 }

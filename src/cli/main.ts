@@ -129,19 +129,16 @@ async function run() {
   switch (route) {
     case "groups create":
       return print(
-        await admin.call("POST", "/admin/v1/groups", {
+        await admin.post("/admin/v1/groups", {
           name: required(values.name, "--name"),
           ...(values.site && { safeSites: values.site.map(parseSite) }),
         }),
       );
     case "groups get":
-      return print(
-        await admin.call("GET", `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}`),
-      );
+      return print(await admin.get(`/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}`));
     case "safe-sites add":
       return print(
-        await admin.call(
-          "POST",
+        await admin.post(
           `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/safe-sites`,
           {
             name: required(values.name, "--name"),
@@ -155,38 +152,30 @@ async function run() {
         fail("--active takes true or false");
       }
       return print(
-        await admin.call(
-          "PATCH",
-          `/admin/v1/safe-sites/${encodeURIComponent(required(argument, "SAFE_SITE_ID"))}`,
-          {
-            ...(values.name && { name: values.name }),
-            ...(values["site-url"] && { url: values["site-url"] }),
-            ...(values.active !== undefined && { isActive: values.active === "true" }),
-          },
-        ),
+        await admin.patch(`/admin/v1/safe-sites/${encodeURIComponent(required(argument, "SAFE_SITE_ID"))}`, {
+          ...(values.name && { name: values.name }),
+          ...(values["site-url"] && { url: values["site-url"] }),
+          ...(values.active !== undefined && { isActive: values.active === "true" }),
+        }),
       );
     }
     case "keys create":
       return print(
-        await admin.call(
-          "POST",
-          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/keys`,
-        ),
+        await admin.post(`/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/keys`),
       );
     case "keys revoke":
       return print(
-        await admin.call("DELETE", `/admin/v1/keys/${encodeURIComponent(required(argument, "PUBLIC_KEY"))}`),
+        await admin.delete(`/admin/v1/keys/${encodeURIComponent(required(argument, "PUBLIC_KEY"))}`),
       );
     case "reconciliation":
-      return print(await admin.call("GET", "/admin/v1/reconciliation"));
+      return print(await admin.get("/admin/v1/reconciliation"));
     case "deliveries failed":
-      return print(await admin.call("GET", "/admin/v1/deliveries/failed"));
+      return print(await admin.get("/admin/v1/deliveries/failed"));
     case "webhook-secret rotate": {
       const grace = values.grace === undefined ? undefined : Number(values.grace);
       if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");
       return print(
-        await admin.call(
-          "POST",
+        await admin.post(
           `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/webhook-secret/rotate`,
           grace === undefined ? {} : { graceSeconds: grace },
         ),

@@ -10,6 +10,6 @@ export const REDACTED_PATHS = [
   "adminToken",
 ];
 
-export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+export function loggerOptions(level: string): Exclude<FastifyServerOptions["logger"], boolean | undefined> {
   return { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
 }

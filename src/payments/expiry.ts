@@ -3,7 +3,7 @@ import type { PaymentsService } from "./service.ts";
 
 /**
  * Expires links in the background, with no request needed. Several instances may sweep at once:
- * each change is a conditional UPDATE, so only one of them applies it.
+ * each change is a conditional update, so only one of them applies it.
  */
 export function startExpirySweeper(
   payments: PaymentsService,

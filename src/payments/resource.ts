@@ -30,8 +30,10 @@ export function toPaymentResource(row: PaymentRow) {
     customerEmail: row.customer_email,
     description: row.description,
     metadata: visibleMetadata(row.metadata),
-    processorSessionId: row.processor_session_id ?? undefined,
-    processorPaymentIntentId: row.processor_payment_intent_id ?? undefined,
+    ...(row.processor_session_id !== null && { processorSessionId: row.processor_session_id }),
+    ...(row.processor_payment_intent_id !== null && {
+      processorPaymentIntentId: row.processor_payment_intent_id,
+    }),
     createdAt: row.created_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
   };

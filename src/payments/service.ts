@@ -415,7 +415,7 @@ export class PaymentsService {
     return result;
   }
 
-  /** The conditional UPDATE through the transition table, and the webhook it causes. */
+  /** The conditional update through the transition table, and the webhook it causes. */
   private async changeStatus(
     q: Queryable,
     request: TransitionRequest,

@@ -18,7 +18,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /**
  * Every status change in the service is checked against this table and made by one conditional
- * UPDATE, so two concurrent changes from one status can never both win.
+ * update statement, so two concurrent changes from one status can never both win.
  */
 export const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   pending: ["processing", "failed", "cancelled"],

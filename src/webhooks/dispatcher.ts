@@ -36,7 +36,7 @@ export interface DispatcherOptions {
 
 /**
  * Sends queued webhooks. Any number of dispatchers may share one database: a delivery is claimed
- * with FOR UPDATE SKIP LOCKED and leased until its attempt is recorded, so no attempt is sent
+ * with row locks that skip rows others hold (SKIP LOCKED) and leased until its attempt is recorded, so no attempt is sent
  * twice, and a lease left by a crashed instance expires and is taken over.
  */
 export class WebhookDispatcher {

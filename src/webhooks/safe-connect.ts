@@ -26,7 +26,7 @@ type LookupCallback = (
  * 169.254.169.254 between check and connect (DNS rebinding) has no second chance.
  */
 export function guardedLookup(resolver: Resolver, refusePrivate: boolean) {
-  return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+  return (hostname: string, options: { all?: boolean | undefined }, callback: LookupCallback) => {
     resolver(hostname)
       .then((addresses) => {
         const refused = refusePrivate

@@ -42,6 +42,8 @@ export interface TestService extends RunningService {
     headers?: Record<string, string>,
   ): Promise<JsonResponse>;
   createPayment(group: TestGroup, overrides?: Record<string, unknown>): Promise<JsonResponse>;
+  /** A simulation call to the built-in sandbox processor (JSON, no auth). */
+  sandboxPost(path: string, body?: unknown): Promise<JsonResponse>;
 }
 
 export interface RequestOptions {
@@ -90,7 +92,12 @@ export async function startTestService(
       body = JSON.stringify(requestOptions.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await fetch(`${running.url}${path}`, { method, headers, body, redirect: "manual" });
+    const response = await fetch(`${running.url}${path}`, {
+      method,
+      headers,
+      body: body ?? null,
+      redirect: "manual",
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -128,5 +135,13 @@ export async function startTestService(
     createGroup,
     createPayment: (group, overrides) =>
       api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
+    sandboxPost: async (path, body) => {
+      const response = await fetch(`${running.sandboxUrl}${path}`, {
+        method: "POST",
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+      return { status: response.status, headers: response.headers, body: await response.json() };
+    },
   };
 }

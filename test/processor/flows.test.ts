@@ -24,14 +24,7 @@ describe("payments through the processor", () => {
       10000,
       `payment ${status}`,
     );
-  const sandboxPost = async (path: string, body?: unknown) => {
-    const response = await fetch(`${service.sandboxUrl}${path}`, {
-      method: "POST",
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const sandboxPost = (path: string, body?: unknown) => service.sandboxPost(path, body);
   const statusChanges = async (id: string) =>
     (
       await service.services.db.query<{ to_status: string }>(

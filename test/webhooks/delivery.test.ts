@@ -211,12 +211,7 @@ describe("webhook delivery (spec §6)", () => {
   });
 
   it("sends one event per §6.2 mapping for every status, none for dispute_won", async () => {
-    const sandbox = (path: string, body?: unknown) =>
-      fetch(`${service.sandboxUrl}${path}`, {
-        method: "POST",
-        headers: body === undefined ? {} : { "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }).then((response) => response.json());
+    const sandbox = async (path: string, body?: unknown) => (await service.sandboxPost(path, body)).body;
     const url = `${receiver.url}/ok`;
     const received = (id: string, count: number) =>
       waitFor(async () => {

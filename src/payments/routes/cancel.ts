@@ -14,7 +14,7 @@ const resultSchema = {
   },
 } as const;
 
-/** DELETE /api/v1/payments/:id (spec §4.4). */
+/** Cancel Payment: /api/v1/payments/:id with the delete method (spec §4.4). */
 const cancelPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.delete(

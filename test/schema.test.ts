@@ -1,0 +1,56 @@
+// The migrated schema, written out and compared with test/schema.snapshot.txt, so any change to a
+// migration shows up in review as a change to that file. UPDATE_SCHEMA_SNAPSHOT=1 rewrites it.
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { describe, it } from "node:test";
+import type { Queryable } from "../src/db/database.ts";
+import { createTestDatabase } from "./helpers/database.ts";
+
+const SNAPSHOT = new URL("./schema.snapshot.txt", import.meta.url);
+
+async function describeSchema(db: Queryable): Promise<string> {
+  const columns = await db.query<{ line: string }>(
+    `SELECT format('%s.%s %s%s%s', table_name, column_name, data_type,
+              CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END,
+              CASE WHEN column_default IS NOT NULL THEN ' default ' || column_default ELSE '' END) AS line
+     FROM information_schema.columns WHERE table_schema = 'public'
+     ORDER BY table_name, ordinal_position`,
+  );
+  const constraints = await db.query<{ line: string }>(
+    `SELECT format('%s %s: %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) AS line
+     FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND contype <> 'n' -- NOT NULL: listed with the columns
+     ORDER BY conrelid::regclass::text, conname`,
+  );
+  const indexes = await db.query<{ line: string }>(
+    "SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname",
+  );
+  return [
+    "-- columns",
+    ...columns.map((row) => row.line),
+    "",
+    "-- constraints",
+    ...constraints.map((row) => row.line),
+    "",
+    "-- indexes",
+    ...indexes.map((row) => row.line),
+    "",
+  ].join("\n");
+}
+
+describe("database schema", () => {
+  it("matches the reviewed snapshot after every migration", async () => {
+    const { db } = await createTestDatabase();
+    try {
+      const actual = await describeSchema(db);
+      if (process.env.UPDATE_SCHEMA_SNAPSHOT === "1") await writeFile(SNAPSHOT, actual);
+      const expected = await readFile(SNAPSHOT, "utf8").catch(() => "(no snapshot yet)");
+      assert.equal(
+        actual,
+        expected,
+        "the schema changed: review it, then run UPDATE_SCHEMA_SNAPSHOT=1 npm test -- test/schema",
+      );
+    } finally {
+      await db.close();
+    }
+  });
+});

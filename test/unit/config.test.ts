@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("configuration", () => {
+  it("starts with no settings at all: embedded database, sandbox processor, spec defaults", () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.publicUrl, "http://localhost:3000");
+    assert.equal(config.fallbackUrl, "http://localhost:3000");
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.processor, "sandbox");
+    assert.equal(config.sandboxPort, 3001);
+    assert.equal(config.checkoutTtlSeconds, 1800);
+    assert.deepEqual(config.webhookRetryDelaysMs, [5000, 30000, 30000]);
+    assert.equal(config.webhookTimeoutMs, 10000);
+    assert.equal(config.rateLimitMax, 300);
+    assert.equal(config.rateLimitWindowSeconds, 60);
+  });
+
+  it("reads decimal retry delays, host lists and URLs without a trailing slash", () => {
+    const config = loadConfig({
+      WEBHOOK_RETRY_DELAYS: "0.05, 1.5",
+      ALLOWED_PRIVATE_HOSTS: " 127.0.0.1:8080 ,Localhost,",
+      PUBLIC_URL: "https://pay.example.com/",
+      PORT: "8080",
+    });
+    assert.deepEqual(config.webhookRetryDelaysMs, [50, 1500]);
+    assert.deepEqual(config.allowedPrivateHosts, ["127.0.0.1:8080", "localhost"]);
+    assert.equal(config.publicUrl, "https://pay.example.com");
+    assert.equal(config.sandboxPort, 8081);
+  });
+
+  it("refuses bad values with a message naming the variable", () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: "eighty" }, /PORT/],
+      [{ PORT: "70000" }, /PORT/],
+      [{ PUBLIC_URL: "ftp://x" }, /PUBLIC_URL/],
+      [{ PROCESSOR: "paypal" }, /PROCESSOR/],
+      [{ PROCESSOR: "stripe" }, /STRIPE_SECRET_KEY/],
+      [{ WEBHOOK_RETRY_DELAYS: "5,soon" }, /WEBHOOK_RETRY_DELAYS/],
+      [{ CHECKOUT_TTL_SECONDS: "0" }, /CHECKOUT_TTL_SECONDS/],
+    ];
+    for (const [env, message] of cases) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      );
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../src/payments/events.ts";
+import { descriptionOf, storedMetadata, visibleMetadata } from "../../src/payments/metadata.ts";
+import { PAYMENT_STATUSES } from "../../src/payments/status.ts";
+import type { PaymentRow } from "../../src/payments/store.ts";
+
+const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
+  id: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
+  group_id: "00000000-0000-4000-8000-000000000001",
+  status: "succeeded",
+  amount: 1999,
+  currency: "usd",
+  customer_email: "jane@example.com",
+  customer_name: null,
+  description: "Two books",
+  metadata: { orderId: "A-1" },
+  success_url: "https://shop.example.com/ok",
+  cancel_url: "https://shop.example.com/cart",
+  webhook_url: "https://shop.example.com/hook",
+  safe_site_id: "00000000-0000-4000-8000-000000000002",
+  safe_site_url: "https://pay.example.com",
+  link_token: "t".repeat(32),
+  processor_session_id: "cs_1",
+  processor_checkout_url: "https://processor.example.com/cs_1",
+  processor_payment_intent_id: "pi_1",
+  refunded_amount: 0,
+  needs_reconciliation: false,
+  reconciliation_reason: null,
+  expires_at: new Date("2026-01-01T00:30:00Z"),
+  created_at: new Date("2026-01-01T00:00:00Z"),
+  updated_at: new Date("2026-01-01T00:01:00Z"),
+  completed_at: new Date("2026-01-01T00:01:00Z"),
+  ...overrides,
+});
+
+describe("status → webhook event (spec §6.2)", () => {
+  it("maps every status, and sends nothing for pending, processing and dispute_won", () => {
+    const expected: Record<string, string | undefined> = {
+      pending: undefined,
+      processing: undefined,
+      succeeded: "payment.completed",
+      failed: "payment.failed",
+      expired: "payment.expired",
+      cancelled: "payment.failed",
+      refunded: "payment.refunded",
+      partially_refunded: "payment.refunded",
+      disputed: "payment.disputed",
+      dispute_won: undefined,
+      dispute_lost: "payment.disputed",
+    };
+    for (const status of PAYMENT_STATUSES) {
+      assert.equal(EVENT_FOR_STATUS[status], expected[status], status);
+      assert.equal(webhookMessageFor(row({ status }))?.event, expected[status], status);
+    }
+  });
+
+  it("builds the §6.1 body in its field order, with the description in metadata", () => {
+    const payload = webhookPayload("payment.completed", row());
+    assert.deepEqual(Object.keys(payload), [
+      "event",
+      "transactionId",
+      "status",
+      "amount",
+      "currency",
+      "customerEmail",
+      "processorPaymentId",
+      "metadata",
+      "completedAt",
+    ]);
+    assert.deepEqual(payload.metadata, { orderId: "A-1", description: "Two books" });
+    assert.equal(payload.processorPaymentId, "pi_1");
+    assert.equal(payload.completedAt, "2026-01-01T00:01:00.000Z");
+  });
+
+  it("addresses the message to the payment's webhookUrl, or keeps it for the feed only", () => {
+    assert.equal(webhookMessageFor(row())?.url, "https://shop.example.com/hook");
+    assert.equal(webhookMessageFor(row({ webhook_url: null }))?.url, null);
+    assert.equal(webhookMessageFor(row())?.transactionId, row().id);
+  });
+});
+
+describe("metadata rules (spec §2.1, §4.2)", () => {
+  it("drops reserved keys at creation and keeps null for nothing", () => {
+    assert.deepEqual(storedMetadata({ _internal: "x", orderId: 7 }), { orderId: 7 });
+    assert.equal(storedMetadata({ _only: "x" }), null);
+    assert.equal(storedMetadata(undefined), null);
+  });
+
+  it("takes the top-level description first, then a string description key", () => {
+    assert.equal(descriptionOf("top", { description: "meta" }), "top");
+    assert.equal(descriptionOf(undefined, { description: "meta" }), "meta");
+    assert.equal(descriptionOf(undefined, { description: 42 }), null);
+    assert.equal(descriptionOf(undefined, null), null);
+  });
+
+  it("never shows reserved keys or description in Get Payment", () => {
+    assert.deepEqual(visibleMetadata({ _x: 1, description: "d", orderId: "A" }), { orderId: "A" });
+    assert.equal(visibleMetadata({ description: "d" }), null);
+  });
+});

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import Stripe from "stripe";
+import { InvalidEventError } from "../../src/processor/processor.ts";
+import { stripeProcessor } from "../../src/processor/stripe-processor.ts";
+
+const WEBHOOK_SECRET = "whsec_unit_test_secret";
+const processor = stripeProcessor({ secretKey: "sk_test_unit", webhookSecret: WEBHOOK_SECRET });
+const stripe = new Stripe("sk_test_unit");
+
+function signed(type: string, object: Record<string, unknown>) {
+  const payload = JSON.stringify({ id: `evt_${type}`, object: "event", type, data: { object } });
+  const header = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  return { body: Buffer.from(payload), header };
+}
+
+const parse = (type: string, object: Record<string, unknown>) => {
+  const { body, header } = signed(type, object);
+  return processor.parseEvent(body, header);
+};
+
+const session = {
+  id: "cs_1",
+  object: "checkout.session",
+  payment_status: "paid",
+  payment_intent: "pi_1",
+  amount_total: 1999,
+  currency: "usd",
+  metadata: { transactionId: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b" },
+};
+
+describe("the Stripe adapter reads events as neutral facts", () => {
+  it("a paid checkout session names its session, intent, amount and currency", () => {
+    assert.deepEqual(parse("checkout.session.completed", session), {
+      id: "evt_checkout.session.completed",
+      type: "checkout.session.completed",
+      fact: { kind: "paid" },
+      sessionId: "cs_1",
+      paymentIntentId: "pi_1",
+      transactionIdHint: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
+      amount: 1999,
+      currency: "usd",
+    });
+  });
+
+  it("an unpaid completion (async methods) carries no fact; a failed async payment does", () => {
+    assert.equal(parse("checkout.session.completed", { ...session, payment_status: "unpaid" }).fact, null);
+    assert.deepEqual(parse("checkout.session.async_payment_failed", session).fact, { kind: "failed" });
+    assert.deepEqual(parse("checkout.session.expired", session).fact, { kind: "expired" });
+  });
+
+  it("refunds carry the cumulative total; disputes their outcome once closed", () => {
+    const charge = {
+      id: "ch_1",
+      object: "charge",
+      payment_intent: "pi_1",
+      amount: 1999,
+      amount_refunded: 500,
+      currency: "usd",
+    };
+    const refunded = parse("charge.refunded", charge);
+    assert.deepEqual(refunded.fact, { kind: "refunded", amountRefunded: 500 });
+    assert.equal(refunded.paymentIntentId, "pi_1");
+    const dispute = { id: "dp_1", object: "dispute", payment_intent: "pi_1", currency: "usd", status: "won" };
+    assert.deepEqual(parse("charge.dispute.created", { ...dispute, status: "needs_response" }).fact, {
+      kind: "disputed",
+    });
+    assert.deepEqual(parse("charge.dispute.closed", dispute).fact, {
+      kind: "dispute_closed",
+      outcome: "won",
+    });
+    assert.deepEqual(parse("charge.dispute.closed", { ...dispute, status: "lost" }).fact, {
+      kind: "dispute_closed",
+      outcome: "lost",
+    });
+    assert.equal(parse("charge.dispute.closed", { ...dispute, status: "warning_closed" }).fact, null);
+  });
+
+  it("events it does not act on carry no fact", () => {
+    assert.equal(parse("customer.created", { id: "cus_1", object: "customer" }).fact, null);
+  });
+
+  it("refuses a bad signature or a changed body", () => {
+    const { body, header } = signed("checkout.session.completed", session);
+    assert.throws(
+      () => processor.parseEvent(body, header.replace(/v1=[0-9a-f]+/, "v1=00")),
+      InvalidEventError,
+    );
+    const changed = Buffer.from(body.toString().replace("1999", "1"));
+    assert.throws(() => processor.parseEvent(changed, header), InvalidEventError);
+  });
+});

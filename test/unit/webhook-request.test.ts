@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { describe, it } from "node:test";
+import { Webhook } from "standardwebhooks";
+import { buildRequest, USER_AGENT } from "../../src/webhooks/request.ts";
+import { classify } from "../../src/webhooks/sender.ts";
+
+const secret = () => `whsec_${randomBytes(32).toString("base64")}`;
+const now = new Date("2026-03-01T12:00:00Z");
+
+const delivery = (overrides: Partial<Parameters<typeof buildRequest>[0]> = {}) => ({
+  id: "7b0c8d52-6a3e-4f1b-9c2d-0e1f2a3b4c5d",
+  event: "payment.completed",
+  payment_id: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
+  payload: {
+    event: "payment.completed",
+    transactionId: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
+    status: "succeeded",
+  },
+  sent_timestamp: "2026-03-01T11:59:00.000Z",
+  webhook_secret: secret(),
+  previous_webhook_secret: null,
+  previous_webhook_secret_expires_at: null,
+  ...overrides,
+});
+
+const verify = (key: string, request: ReturnType<typeof buildRequest>) =>
+  new Webhook(key).verify(request.body, request.headers);
+
+describe("webhook request building and signing", () => {
+  it("sends the spec §6.1 headers, and the body with timestamp last, kept from the first send", () => {
+    const request = buildRequest(delivery(), now);
+    assert.equal(request.headers["user-agent"], USER_AGENT);
+    assert.equal(request.headers["content-type"], "application/json");
+    assert.equal(request.headers["x-service-event"], "payment.completed");
+    assert.equal(request.headers["x-service-transaction"], "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b");
+    assert.equal(request.headers["x-service-timestamp"], "2026-03-01T11:59:00.000Z");
+    const body = JSON.parse(request.body);
+    assert.deepEqual(Object.keys(body), ["event", "transactionId", "status", "timestamp"]);
+    assert.equal(body.timestamp, request.headers["x-service-timestamp"]);
+  });
+
+  it("is verified by the standardwebhooks library, and a forged body is not", () => {
+    const target = delivery();
+    const request = buildRequest(target, new Date());
+    assert.equal(request.headers["webhook-id"], target.id);
+    assert.ok(verify(target.webhook_secret, request));
+    assert.throws(() =>
+      verify(target.webhook_secret, { ...request, body: request.body.replace("succeeded", "failed") }),
+    );
+    assert.throws(() => verify(secret(), request));
+  });
+
+  it("signs with both secrets during a rotation's grace period, and only the new one after", () => {
+    const previous = secret();
+    const during = delivery({
+      previous_webhook_secret: previous,
+      previous_webhook_secret_expires_at: new Date(Date.now() + 60_000),
+    });
+    const both = buildRequest(during, new Date());
+    assert.equal(both.headers["webhook-signature"].split(" ").length, 2);
+    assert.ok(verify(during.webhook_secret, both));
+    assert.ok(verify(previous, both));
+
+    const after = buildRequest(
+      { ...during, previous_webhook_secret_expires_at: new Date(Date.now() - 1) },
+      new Date(),
+    );
+    assert.equal(after.headers["webhook-signature"].split(" ").length, 1);
+    assert.throws(() => verify(previous, after));
+  });
+
+  it("classifies receiver answers as spec §6.3 says", () => {
+    assert.equal(classify(200), "delivered");
+    assert.equal(classify(204), "delivered");
+    for (const status of [400, 404, 408, 429]) assert.equal(classify(status), "rejected");
+    for (const status of [301, 302, 500, 503]) assert.equal(classify(status), "retry");
+  });
+});
