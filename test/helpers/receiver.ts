@@ -56,3 +56,17 @@ export class Receiver {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 }
+
+/** Spec §6.1: the webhook body's fields, in the order they are sent. */
+export const WEBHOOK_BODY_FIELDS = [
+  "event",
+  "transactionId",
+  "status",
+  "amount",
+  "currency",
+  "customerEmail",
+  "processorPaymentId",
+  "metadata",
+  "completedAt",
+  "timestamp",
+];

@@ -4,6 +4,7 @@ import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../src/p
 import { descriptionOf, storedMetadata, visibleMetadata } from "../../src/payments/metadata.ts";
 import { PAYMENT_STATUSES } from "../../src/payments/status.ts";
 import type { PaymentRow } from "../../src/payments/store.ts";
+import { WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 
 const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   id: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
@@ -57,17 +58,8 @@ describe("status → webhook event (spec §6.2)", () => {
 
   it("builds the §6.1 body in its field order, with the description in metadata", () => {
     const payload = webhookPayload("payment.completed", row());
-    assert.deepEqual(Object.keys(payload), [
-      "event",
-      "transactionId",
-      "status",
-      "amount",
-      "currency",
-      "customerEmail",
-      "processorPaymentId",
-      "metadata",
-      "completedAt",
-    ]);
+    // `timestamp` closes the body at send time (test/unit/webhook-request.test.ts).
+    assert.deepEqual(Object.keys(payload), WEBHOOK_BODY_FIELDS.slice(0, -1));
     assert.deepEqual(payload.metadata, { orderId: "A-1", description: "Two books" });
     assert.equal(payload.processorPaymentId, "pi_1");
     assert.equal(payload.completedAt, "2026-01-01T00:01:00.000Z");

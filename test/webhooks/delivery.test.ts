@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
-import { Receiver } from "../helpers/receiver.ts";
+import { Receiver, WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -83,18 +83,7 @@ describe("webhook delivery (spec §6)", () => {
     const [request] = bodiesFor("/ok", id);
     assert.ok(request);
     const body = JSON.parse(request.body);
-    assert.deepEqual(Object.keys(body), [
-      "event",
-      "transactionId",
-      "status",
-      "amount",
-      "currency",
-      "customerEmail",
-      "processorPaymentId",
-      "metadata",
-      "completedAt",
-      "timestamp",
-    ]);
+    assert.deepEqual(Object.keys(body), WEBHOOK_BODY_FIELDS);
     assert.equal(body.event, "payment.failed");
     assert.equal(body.status, "cancelled");
     assert.equal(body.transactionId, id);
