@@ -24,6 +24,7 @@ import keyRoutes from "./merchants/routes/keys.ts";
 import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
+import metricsRoutes from "./metrics/routes.ts";
 import { startExpirySweeper } from "./payments/expiry.ts";
 import cancelPaymentRoute from "./payments/routes/cancel.ts";
 import createPaymentRoute from "./payments/routes/create.ts";
@@ -140,10 +141,7 @@ async function registerRoutes(
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
   });
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
-    reply.header("content-type", metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
+  await app.register(metricsRoutes, { metrics });
 
   await app.register(swagger, {
     openapi: {
