@@ -1,17 +1,27 @@
-// Compiles src/ to dist/ (plain JavaScript: no loader thread, no on-the-fly transforms at run time)
-// and copies the SQL migrations beside the compiled migration runner.
+// Compiles src/ to dist/ (plain JavaScript: no loader, no on-the-fly transforms at run time) and
+// copies the SQL migrations beside the compiled migration runner. Runs at install (`prepare`), so
+// `npm start` only starts. A production install (`npm ci --omit=dev`) has no TypeScript: there it
+// keeps the dist/ it was given, and says so when there is none.
 import { spawnSync } from "node:child_process";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
+let tsc;
+try {
+  tsc = require.resolve("typescript/bin/tsc");
+} catch {
+  if (existsSync("dist/src/main.js")) {
+    console.log("build: TypeScript is not installed (production install); using the existing dist/");
+    process.exit(0);
+  }
+  console.error(
+    "build: dist/ is missing and TypeScript is not installed. Build first with `npm ci && npm run build`\n" +
+      "(the Dockerfile's build stage does this), then install for production with `npm ci --omit=dev`.",
+  );
+  process.exit(1);
+}
 rmSync("dist", { recursive: true, force: true });
-const tsc = spawnSync(
-  process.execPath,
-  [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-  {
-    stdio: "inherit",
-  },
-);
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" });
+if (result.status !== 0) process.exit(result.status ?? 1);
 cpSync("src/db/migrations", "dist/src/db/migrations", { recursive: true });

@@ -2,21 +2,22 @@
 // Nothing else wires modules together.
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
 import checkoutRoutes from "./checkout/routes.ts";
-import type { Config } from "./config.ts";
-import type { Database } from "./db/database.ts";
+import { type Config, ConfigError } from "./config.ts";
+import { type Database, DatabaseUnavailableError } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
 import healthRoutes from "./health/routes.ts";
 import { installErrorEnvelope } from "./http/error-handler.ts";
 import { ApiError, errorResponseSchema } from "./http/errors.ts";
 import { loggerOptions } from "./http/logger.ts";
-import { type AdminTokenState, authenticateAdmin, resolveAdminToken } from "./merchants/admin-token.ts";
+import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
+import { AdminAuthenticator } from "./merchants/admin-token.ts";
 import { MerchantAuthenticator } from "./merchants/auth.ts";
 import authTestRoute from "./merchants/routes/auth-test.ts";
 import groupRoutes from "./merchants/routes/groups.ts";
@@ -60,7 +61,7 @@ export interface RunningService {
   app: FastifyInstance;
   services: Services;
   url: string;
-  adminToken: AdminTokenState;
+  adminAuth: AdminAuthenticator;
   sandbox?: Sandbox | undefined;
   sandboxUrl?: string | undefined;
   close(): Promise<void>;
@@ -121,8 +122,8 @@ function buildServices(
 async function registerRoutes(
   app: FastifyInstance,
   services: Services,
-  adminToken: AdminTokenState,
-  redis: Redis | undefined,
+  admin: AdminAuthenticator,
+  { redis, isDraining }: { redis: RedisLink | undefined; isDraining: () => boolean },
 ): Promise<void> {
   const { config, metrics, payments, webhooks, merchants, merchantAuth } = services;
   installErrorEnvelope(app);
@@ -160,7 +161,7 @@ async function registerRoutes(
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { db: services.db, version: config.version });
+  await app.register(healthRoutes, { db: services.db, version: config.version, redis, isDraining });
 
   // The merchant API: API keys, JSON bodies, a rate limit per key.
   await app.register(async (api) => {
@@ -179,8 +180,8 @@ async function registerRoutes(
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindowSeconds * 1000,
       keyGenerator: (request) => request.merchant?.publicKey ?? request.ip,
-      ...(redis && { redis, nameSpace: "checkout-rate-limit:" }),
-      // A broken counter store must not stop payments.
+      // Shared through Redis when there is one; counted here while it is unreachable.
+      ...(redis && { store: resilientStore(redis, "checkout-rate-limit:") }),
       skipOnError: true,
       errorResponseBuilder: (_request, context) =>
         new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded; retry in ${context.after}`),
@@ -194,26 +195,77 @@ async function registerRoutes(
   });
 
   // The admin API: the operator's bearer token.
-  await app.register(async (admin) => {
-    admin.addHook("onRequest", async (request) => authenticateAdmin(adminToken, request));
-    await admin.register(groupRoutes, { merchants, publicUrl: config.publicUrl });
-    await admin.register(safeSiteRoutes, { merchants });
-    await admin.register(keyRoutes, { merchants });
-    await admin.register(reconciliationRoute, { payments });
-    await admin.register(failedDeliveriesRoute, { webhooks });
+  await app.register(async (adminScope) => {
+    adminScope.addHook("onRequest", admin.authenticate);
+    await adminScope.register(groupRoutes, { merchants, publicUrl: config.publicUrl });
+    await adminScope.register(safeSiteRoutes, { merchants });
+    await adminScope.register(keyRoutes, { merchants });
+    await adminScope.register(reconciliationRoute, { payments });
+    await adminScope.register(failedDeliveriesRoute, { webhooks });
   });
 
   await app.register(checkoutRoutes, { payments });
   await app.register(processorIntakeRoute, { processor: services.processor, payments });
 }
 
+/** Listens on `port`, naming the variable that chose it when the port is taken. */
+async function listenOn(app: FastifyInstance, variable: string, port: number, host: string): Promise<string> {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new ConfigError(`${variable}=${port} is already in use on ${host}: choose another`);
+    if (code === "EADDRNOTAVAIL") throw new ConfigError(`HOST=${host} is not an address of this machine`);
+    throw error;
+  }
+  return listeningUrl(app);
+}
+
+/** Opens the database and migrates it, retrying while PostgreSQL is not reachable yet. */
+async function openAndMigrate(config: Config, log: FastifyBaseLogger, given?: Database): Promise<Database> {
+  const deadline = Date.now() + config.databaseConnectTimeoutSeconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
+    if (!given) {
+      log.info(
+        config.databaseUrl
+          ? "connecting to PostgreSQL"
+          : `opening the embedded database in ${config.dataDir} (first start takes a few seconds)`,
+      );
+    }
+    const db = given ?? (await openDatabase(config));
+    try {
+      const applied = await migrate(db);
+      for (const name of applied) log.info({ migration: name }, `applied migration ${name}`);
+      log.info(
+        { database: db.kind, ms: Math.round(performance.now() - started) },
+        applied.length > 0 ? "database ready" : "database ready; migrations up to date",
+      );
+      return db;
+    } catch (error) {
+      if (given) throw error;
+      await db.close().catch(() => {});
+      const waitMs = Math.min(1000 * 2 ** (attempt - 1), 10_000);
+      if (!(error instanceof DatabaseUnavailableError) || Date.now() + waitMs > deadline) throw error;
+      log.warn(
+        { attempt, retryInMs: waitMs, reason: error.message },
+        `PostgreSQL is not reachable yet (attempt ${attempt}); retrying in ${waitMs / 1000} s`,
+      );
+      await sleep(waitMs);
+    }
+  }
+}
+
 /** Starts the whole service: database, migrations, sandbox processor, HTTP, workers. */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
-  const db = options.db ?? (await openDatabase(config));
+  const app = createHttpApp(config);
+  const db = await openAndMigrate(config, app.log, options.db);
   const stoppers: (() => Promise<void>)[] = [];
   try {
-    await migrate(db);
-    const adminToken = await resolveAdminToken(db, config.adminToken);
+    const admin = new AdminAuthenticator(db, config.adminToken);
+    await admin.start();
+    stoppers.push(() => admin.stop());
 
     let serviceUrl: string | undefined;
     let sandbox: Sandbox | undefined;
@@ -224,10 +276,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
         webhookSecret: config.stripeWebhookSecret,
         logLevel: config.logLevel,
       });
-      await sandbox.app.listen({ port: config.sandboxPort, host: config.host });
-      sandboxUrl = listeningUrl(sandbox.app);
       const sandboxApp = sandbox.app;
       stoppers.push(() => sandboxApp.close());
+      sandboxUrl = await listenOn(sandboxApp, "SANDBOX_PORT", config.sandboxPort, config.host);
     }
     const processor =
       options.processor ??
@@ -237,24 +288,24 @@ export async function startService(config: Config, options: StartOptions = {}): 
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
-    const app = createHttpApp(config);
     const services = buildServices(config, db, processor, app.log);
     await services.merchantAuth.start();
     stoppers.push(() => services.merchantAuth.stop());
-    const redis = config.redisUrl
-      ? new Redis(config.redisUrl, {
-          connectTimeout: 1000,
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-        })
-      : undefined;
-    if (redis) {
-      redis.on("error", () => {}); // reported through skipOnError; reconnects by itself
-      stoppers.push(async () => void redis.disconnect());
+    let redis: RedisLink | undefined;
+    if (config.redisUrl) {
+      // Loaded only when configured: a start without Redis does not pay for the client.
+      const { Redis } = await import("ioredis");
+      const connection = new Redis(config.redisUrl, {
+        connectTimeout: 1000,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+      });
+      redis = new RedisLink(connection, app.log);
+      stoppers.push(async () => void connection.disconnect());
     }
-    await registerRoutes(app, services, adminToken, redis);
-    await app.listen({ port: config.port, host: config.host });
-    serviceUrl = listeningUrl(app);
+    let draining = false;
+    await registerRoutes(app, services, admin, { redis, isDraining: () => draining });
+    serviceUrl = await listenOn(app, "PORT", config.port, config.host);
 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false) {
@@ -274,6 +325,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
+        // Readiness fails at once so the load balancer stops sending; connections already routed
+        // here are still served during the grace period, then the listener closes.
+        draining = true;
+        if (config.shutdownGraceMs > 0) {
+          app.log.info({ graceMs: config.shutdownGraceMs }, "draining: readiness now fails");
+          await sleep(config.shutdownGraceMs);
+        }
         for (const worker of workers) await worker.stop();
         await app.close();
         app.log.info("http server closed");
@@ -283,8 +341,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
       })();
       return closing;
     };
-    return { app, services, url: serviceUrl, adminToken, sandbox, sandboxUrl, close };
+    return { app, services, url: serviceUrl, adminAuth: admin, sandbox, sandboxUrl, close };
   } catch (error) {
+    await app.close().catch(() => {});
     for (const stop of stoppers.reverse()) await stop().catch(() => {});
     await db.close().catch(() => {});
     throw error;

@@ -9,6 +9,7 @@ export interface Config {
   publicUrl: string;
   fallbackUrl: string;
   databaseUrl: string | undefined;
+  databaseConnectTimeoutSeconds: number;
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
@@ -25,70 +26,155 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
   expirySweepIntervalMs: number;
+  shutdownGraceMs: number;
   logLevel: string;
 }
 
-export class ConfigError extends Error {}
+/** A setting that cannot work; the message names the variable, the value and what is expected. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
 
 type Env = Record<string, string | undefined>;
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+// Stripe accepts checkout sessions that live from 30 minutes to 24 hours.
+const STRIPE_TTL_SECONDS = { min: 1800, max: 86400 };
+
+const bad = (name: string, raw: string, expected: string) =>
+  new ConfigError(`${name}="${raw}" is not valid: expected ${expected}`);
 
 function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw bad(name, raw, `a whole number from ${min} to ${max}`);
+  }
   return value;
 }
 
-function url(name: string, raw: string): string {
+function seconds(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || Number(raw) > max) {
+    throw bad(name, raw, `a number of seconds from 0 to ${max} (decimals allowed)`);
+  }
+  return Number(raw);
+}
+
+function httpUrl(name: string, raw: string): string {
+  let parsed: URL | undefined;
   try {
-    const parsed = new URL(raw);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)");
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+    parsed = new URL(raw);
+  } catch {}
+  if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
+    throw bad(name, raw, "an http:// or https:// URL");
   }
   return raw.replace(/\/+$/, "");
 }
 
-/** Seconds, decimals allowed: "5,30,30" or "0.05,0.1". */
-function parseDelays(raw: string): number[] {
-  const parts = raw.split(",").map((part) => part.trim());
-  return parts.map((part) => {
-    if (!/^\d+(\.\d+)?$/.test(part)) throw new ConfigError(`WEBHOOK_RETRY_DELAYS has a bad entry "${part}"`);
-    return Math.round(Number(part) * 1000);
-  });
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (parsed?.protocol !== "postgres:" && parsed?.protocol !== "postgresql:") {
+    // The value may hold a password: show only its scheme.
+    const shown = /^[a-z][a-z0-9+.-]*:/i.exec(raw)?.[0] ?? "(not a URL)";
+    throw new ConfigError(
+      `DATABASE_URL is not valid: got ${shown}…, expected postgres://user:password@host:5432/database ` +
+        "(unset it to use the embedded database in DATA_DIR)",
+    );
+  }
+  return raw;
 }
 
+/** Seconds, decimals allowed: "5,30,30" or "0.05,0.1". */
+function retryDelays(raw: string): number[] {
+  const parts = raw.split(",").map((part) => part.trim());
+  if (parts.some((part) => !/^\d+(\.\d+)?$/.test(part))) {
+    throw bad("WEBHOOK_RETRY_DELAYS", raw, 'comma-separated seconds, e.g. "5,30,30"');
+  }
+  return parts.map((part) => Math.round(Number(part) * 1000));
+}
+
+function oneOf<const T extends readonly string[]>(env: Env, name: string, choices: T, fallback: T[number]) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!choices.includes(raw)) throw bad(name, raw, `one of ${choices.join(", ")}`);
+  return raw as T[number];
+}
+
+/** Every environment variable the service reads; deployment files are checked against this list. */
+export const ENVIRONMENT_VARIABLES = [
+  "PORT",
+  "HOST",
+  "PUBLIC_URL",
+  "FALLBACK_URL",
+  "DATABASE_URL",
+  "DATABASE_CONNECT_TIMEOUT_SECONDS",
+  "DATA_DIR",
+  "REDIS_URL",
+  "ADMIN_TOKEN",
+  "PROCESSOR",
+  "SANDBOX_PORT",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_API_URL",
+  "CHECKOUT_TTL_SECONDS",
+  "WEBHOOK_RETRY_DELAYS",
+  "WEBHOOK_TIMEOUT_MS",
+  "WEBHOOK_CONCURRENCY",
+  "ALLOWED_PRIVATE_HOSTS",
+  "RATE_LIMIT_MAX",
+  "RATE_LIMIT_WINDOW_SECONDS",
+  "EXPIRY_SWEEP_INTERVAL_MS",
+  "SHUTDOWN_GRACE_SECONDS",
+  "LOG_LEVEL",
+] as const;
+
+/** Every setting, read and checked once; the first bad one stops the start with its own line. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
-  const publicUrl = url("PUBLIC_URL", env.PUBLIC_URL || `http://localhost:${port}`);
-  const processor = (env.PROCESSOR || "sandbox") as ProcessorMode;
-  if (processor !== "sandbox" && processor !== "stripe") {
-    throw new ConfigError(`PROCESSOR must be "sandbox" or "stripe", got "${processor}"`);
-  }
+  const publicUrl = httpUrl("PUBLIC_URL", env.PUBLIC_URL || `http://localhost:${port}`);
+  const processor = oneOf(env, "PROCESSOR", ["sandbox", "stripe"] as const, "sandbox");
   if (processor === "stripe" && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
     throw new ConfigError("PROCESSOR=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
   }
+  const ttlRange = processor === "stripe" ? STRIPE_TTL_SECONDS : { min: 1, max: STRIPE_TTL_SECONDS.max };
+  const checkoutTtlSeconds = integer(env, "CHECKOUT_TTL_SECONDS", 1800, 1, ttlRange.max);
+  if (checkoutTtlSeconds < ttlRange.min) {
+    throw bad(
+      "CHECKOUT_TTL_SECONDS",
+      String(checkoutTtlSeconds),
+      `${ttlRange.min} to ${ttlRange.max} with PROCESSOR=stripe (Stripe's limits for a checkout session)`,
+    );
+  }
+  const host = env.HOST || "127.0.0.1";
+  if (/\s|\//.test(host)) throw bad("HOST", host, "an address to listen on, e.g. 127.0.0.1 or 0.0.0.0");
   return {
     version: packageJson.version,
     port,
-    host: env.HOST || "127.0.0.1",
+    host,
     publicUrl,
-    fallbackUrl: url("FALLBACK_URL", env.FALLBACK_URL || publicUrl),
-    databaseUrl: env.DATABASE_URL || undefined,
+    fallbackUrl: httpUrl("FALLBACK_URL", env.FALLBACK_URL || publicUrl),
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    databaseConnectTimeoutSeconds: integer(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 60, 0, 3600),
     dataDir: env.DATA_DIR || "./data",
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
     processor,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
     // The sandbox accepts any key; these defaults only make the embedded setup start with no settings.
     stripeSecretKey: env.STRIPE_SECRET_KEY || "sk_test_sandbox",
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || "whsec_sandbox_default_secret",
-    stripeApiUrl: env.STRIPE_API_URL ? url("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
-    checkoutTtlSeconds: integer(env, "CHECKOUT_TTL_SECONDS", 1800, 1, 86400),
-    webhookRetryDelaysMs: parseDelays(env.WEBHOOK_RETRY_DELAYS || "5,30,30"),
-    webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10000, 1),
+    stripeApiUrl: env.STRIPE_API_URL ? httpUrl("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
+    checkoutTtlSeconds,
+    webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS || "5,30,30"),
+    webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10000, 1, 600_000),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 64, 1, 10000),
     allowedPrivateHosts: (env.ALLOWED_PRIVATE_HOSTS || "")
       .split(",")
@@ -97,6 +183,18 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: integer(env, "RATE_LIMIT_MAX", 300, 1),
     rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1),
     expirySweepIntervalMs: integer(env, "EXPIRY_SWEEP_INTERVAL_MS", 5000, 10),
-    logLevel: env.LOG_LEVEL || "info",
+    shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
   };
+}
+
+function redisUrl(raw: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
+    throw new ConfigError("REDIS_URL is not valid: expected redis://host:6379 or rediss://…");
+  }
+  return raw;
 }

@@ -1,12 +1,17 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { startService } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { DatabaseUnavailableError } from "./db/database.ts";
 import { DataDirLockedError } from "./db/embedded.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
 
+/** Sandbox mode on a terminal: everything needed to try the service, shown on stdout. */
 function printWelcome(url: string, adminToken: string | undefined, demo: CreatedGroup | null) {
-  // Shown once on the terminal, never written to the log stream.
   const lines = [""];
-  if (adminToken) lines.push(`Admin token (shown once; set ADMIN_TOKEN to choose your own): ${adminToken}`);
+  if (adminToken) {
+    lines.push(`Admin token (shown until first used; set ADMIN_TOKEN to choose your own): ${adminToken}`);
+  }
   if (demo) {
     lines.push(
       `Demo group "${demo.groupName}" created (${demo.groupId}).`,
@@ -23,11 +28,34 @@ function printWelcome(url: string, adminToken: string | undefined, demo: Created
   if (lines.length > 1) process.stdout.write(`${lines.join("\n")}\n\n`);
 }
 
+/**
+ * Outside the sandbox stdout is a log stream (a container's, a journal's): the unused admin
+ * token goes to a file only its owner can read, and only the file's path is printed.
+ */
+function writeCredentialsFile(dataDir: string, adminToken: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const path = resolve(join(dataDir, "admin-token"));
+  writeFileSync(
+    path,
+    `# The admin token of this checkout service, generated on its first start.\n# Delete this file once you have stored the token elsewhere.\nADMIN_TOKEN=${adminToken}\n`,
+    { mode: 0o600 },
+  );
+  chmodSync(path, 0o600);
+  return path;
+}
+
 async function main() {
   const config = loadConfig();
   const service = await startService(config);
-  const demo = await service.services.merchants.createDemoGroupIfEmpty(config.publicUrl);
-  printWelcome(service.url, service.adminToken.generated, demo);
+  const { merchants } = service.services;
+  const adminToken = service.adminAuth.unclaimed;
+  if (config.processor === "sandbox") {
+    // The demo group's live keys exist only where no real money can move.
+    printWelcome(service.url, adminToken, await merchants.createDemoGroupIfEmpty(config.publicUrl));
+  } else if (adminToken) {
+    const path = writeCredentialsFile(config.dataDir, adminToken);
+    service.app.log.warn({ path }, `admin token not used yet: it is in ${path} (mode 0600)`);
+  }
   service.app.log.info(
     { url: service.url, sandbox: service.sandboxUrl, database: service.services.db.kind },
     "checkout service started",
@@ -41,7 +69,7 @@ async function main() {
     const forced = setTimeout(() => {
       service.app.log.error("shutdown took too long; exiting");
       process.exit(1);
-    }, 25000);
+    }, config.shutdownGraceMs + 25_000);
     forced.unref();
     await service.close();
     process.exit(0);
@@ -53,6 +81,10 @@ async function main() {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirLockedError) {
     process.stderr.write(`checkout: ${error.message}\n`);
+  } else if (error instanceof DatabaseUnavailableError) {
+    process.stderr.write(
+      `checkout: the database is not reachable (gave up after DATABASE_CONNECT_TIMEOUT_SECONDS): ${error.message}\n`,
+    );
   } else {
     process.stderr.write(`checkout: failed to start: ${(error as Error).stack ?? String(error)}\n`);
   }

@@ -1,41 +1,14 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { startProcess } from "./helpers/process.ts";
 
 const run = promisify(execFile);
-
-/** The service exactly as `npm start` runs it, in its own process on an embedded database. */
-function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: { ...process.env, PORT: "0", SANDBOX_PORT: "0", DATABASE_URL: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  // A process expected to fail never starts; its rejection is read through `exited` instead.
-  const started = new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const match = /"url":"(http:\/\/[^"]+)".*"msg":"checkout service started"/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout.on("data", check);
-    child.on("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-  started.catch(() => {});
-  return { child, exited, started, output: () => ({ stdout, stderr }) };
-}
 
 describe("the service as a process", () => {
   let dataDir: string;
@@ -48,7 +21,7 @@ describe("the service as a process", () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "checkout-process-"));
-    service = startProcess({ DATA_DIR: dataDir, LOG_LEVEL: "debug", ADMIN_TOKEN: "" });
+    service = startProcess({ DATA_DIR: dataDir, LOG_LEVEL: "debug", ADMIN_TOKEN: "" }, { source: true });
     url = await service.started;
     const { stdout } = service.output();
     publicKey = /Public key: +(\S+)/.exec(stdout)?.[1] ?? "";

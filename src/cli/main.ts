@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 import { openDatabase } from "../db/open.ts";
+import { resetAdminToken } from "../merchants/admin-token.ts";
 import { createSandbox } from "../sandbox/app.ts";
 import { AdminClient } from "./admin-client.ts";
 
@@ -10,6 +11,7 @@ const USAGE = `checkout — operate a checkout service
 Service:
   checkout start                              run the service (same as npm start)
   checkout migrate                            apply database migrations and exit
+  checkout admin reset-token                  issue a new admin token (run where DATABASE_URL/DATA_DIR reach the database)
   checkout sandbox                            run the sandbox processor alone on SANDBOX_PORT
 
 Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, default $ADMIN_TOKEN):
@@ -102,6 +104,26 @@ async function run() {
     try {
       const applied = await migrate(db);
       print(applied.length > 0 ? { applied } : { applied: [], message: "database is up to date" });
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  if (command === "admin" && sub === "reset-token") {
+    const config = loadConfig();
+    const db = await openDatabase(config);
+    try {
+      await migrate(db);
+      const token = await resetAdminToken(db);
+      if (config.adminToken) {
+        process.stderr.write(
+          "checkout: note: ADMIN_TOKEN is set here; services started with it keep using it\n",
+        );
+      }
+      print({
+        adminToken: token,
+        message: "every running instance uses this token from now on; the old one is refused",
+      });
     } finally {
       await db.close();
     }

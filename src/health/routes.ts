@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Database } from "../db/database.ts";
+import type { RedisLink } from "../http/rate-limit-store.ts";
 import { pingDatabase } from "./store.ts";
 
 const HEALTH_TIMEOUT_MS = 2000;
 
-async function checkDatabase(
-  db: Database,
-): Promise<{ ok: true; latencyMs: number } | { ok: false; error: string }> {
+type DatabaseCheck = { ok: true; latencyMs: number } | { ok: false; error: string };
+
+async function checkDatabase(db: Database): Promise<DatabaseCheck> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -24,8 +25,17 @@ async function checkDatabase(
   }
 }
 
+export interface HealthOptions {
+  db: Database;
+  version: string;
+  /** The shared rate-limit store, when configured: reported, but never fatal (memory stands in). */
+  redis?: RedisLink | undefined;
+  /** True once shutdown began: readiness fails so no new traffic is routed here. */
+  isDraining: () => boolean;
+}
+
 /** Spec §4.5: public health endpoints. */
-const healthRoutes: FastifyPluginAsync<{ db: Database; version: string }> = async (app, { db, version }) => {
+const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, version, redis, isDraining }) => {
   const schema = { tags: ["health"], security: [] };
   app.get("/health", { schema: { ...schema, summary: "Full health check" } }, async (_request, reply) => {
     const database = await checkDatabase(db);
@@ -37,12 +47,16 @@ const healthRoutes: FastifyPluginAsync<{ db: Database; version: string }> = asyn
         database: database.ok
           ? { status: "ok", latencyMs: database.latencyMs }
           : { status: "unhealthy", error: database.error },
+        ...(redis && {
+          redis: { ...redis.state(), usedFor: "rate limits (per-instance memory while unavailable)" },
+        }),
       },
     };
     return reply.code(database.ok ? 200 : 503).send(body);
   });
   app.get("/health/live", { schema: { ...schema, summary: "Liveness" } }, async () => ({ status: "ok" }));
   app.get("/health/ready", { schema: { ...schema, summary: "Readiness" } }, async (_request, reply) => {
+    if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down" });
     const database = await checkDatabase(db);
     return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready" });
   });

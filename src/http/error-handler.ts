@@ -46,10 +46,13 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
 export function installErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error as FastifyError, request);
-    if (apiError.statusCode >= 500) {
-      request.log.error({ err: error }, "request failed");
+    // The request id is on every line. Only the unexpected carries a stack.
+    if (apiError.clientFault) {
+      request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, apiError.message);
+    } else if (error instanceof ApiError) {
+      request.log.error({ code: apiError.code, statusCode: apiError.statusCode }, apiError.message);
     } else {
-      request.log.info({ code: apiError.code }, apiError.message);
+      request.log.error({ err: error, code: apiError.code }, "request failed");
     }
     reply.code(apiError.statusCode).send(apiError.toBody());
   });

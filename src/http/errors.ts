@@ -25,14 +25,18 @@ export interface ErrorBody {
 export class ApiError extends Error {
   override readonly name = "ApiError";
   readonly statusCode: number;
+  /** The caller's mistake, whatever the status says (spec §4.2 answers a missing email with 502). */
+  readonly clientFault: boolean;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    options: { clientFault?: boolean } = {},
   ) {
     super(message);
     this.statusCode = ERROR_STATUS[code];
+    this.clientFault = options.clientFault ?? this.statusCode < 500;
   }
 
   toBody(): ErrorBody {

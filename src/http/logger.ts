@@ -10,6 +10,19 @@ export const REDACTED_PATHS = [
   "adminToken",
 ];
 
-export function loggerOptions(level: string): Exclude<FastifyServerOptions["logger"], boolean | undefined> {
-  return { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
+/** JSON lines for machines; on a terminal, readable lines (pino-pretty, in a worker thread). */
+export function loggerOptions(
+  level: string,
+  pretty = process.stdout.isTTY === true,
+): Exclude<FastifyServerOptions["logger"], boolean | undefined> {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    ...(pretty && {
+      transport: {
+        target: "pino-pretty",
+        options: { translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
+      },
+    }),
+  };
 }

@@ -126,6 +126,30 @@ export async function readSetting(q: Queryable, name: string): Promise<string | 
   return row?.value;
 }
 
+/** NOTIFY channel telling every instance the admin token was replaced. */
+export const ADMIN_TOKEN_CHANNEL = "admin_token_changed";
+
+/** Writes a setting and, on commit, tells every instance listening on `channel`. */
+export async function writeSetting(
+  q: Queryable,
+  name: string,
+  value: string,
+  channel: string,
+): Promise<void> {
+  await q.query(
+    `WITH written AS (
+       INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value
+       RETURNING name
+     )
+     SELECT pg_notify($3, name) FROM written`,
+    [name, value, channel],
+  );
+}
+
+export async function deleteSetting(q: Queryable, name: string): Promise<void> {
+  await q.query("DELETE FROM settings WHERE name = $1", [name]);
+}
+
 /** Writes a setting unless it exists; true when this call wrote it. */
 export async function insertSettingIfAbsent(q: Queryable, name: string, value: string): Promise<boolean> {
   const rows = await q.query(

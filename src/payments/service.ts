@@ -118,7 +118,12 @@ export class PaymentsService {
 
   private async createOnce(groupId: string, input: CreatePaymentInput): Promise<CreatePaymentResult> {
     if (input.customerEmail === undefined) {
-      throw new ApiError("PROCESSOR_ERROR", "The processor rejected the payment: customerEmail is required");
+      throw new ApiError(
+        "PROCESSOR_ERROR",
+        "The processor rejected the payment: customerEmail is required",
+        undefined,
+        { clientFault: true },
+      );
     }
     const id = randomUUID();
     const linkToken = randomBytes(24).toString("base64url");
@@ -151,6 +156,7 @@ export class PaymentsService {
     if (!site) {
       throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
     }
+    if (input.webhookUrl && !webhookUrl) this.logDroppedWebhookUrl(id, input.webhookUrl);
     const returnUrl = `${site.safeSiteUrl}/return/${linkToken}`;
     let session: CheckoutSession;
     try {
@@ -317,6 +323,19 @@ export class PaymentsService {
   /** Payments where money moved after they were closed, for the operator. */
   reconciliationQueue(limit: number): Promise<PaymentRow[]> {
     return listFlaggedForReconciliation(this.db, limit);
+  }
+
+  private logDroppedWebhookUrl(transactionId: string, url: string): void {
+    let host = "(not a valid URL)";
+    try {
+      host = new URL(url).host;
+    } catch {}
+    this.log.info(
+      { transactionId, webhookHost: host },
+      "webhookUrl dropped: its host is loopback, private or reserved, or it is not a valid http(s) URL, so no " +
+        "webhook will be sent (the payment is created as usual). For local development, list the host in " +
+        "ALLOWED_PRIVATE_HOSTS.",
+    );
   }
 
   private byLinkToken(token: string): Promise<PaymentRow | undefined> {

@@ -3,9 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type Browser, chromium } from "playwright-core";
+import { CHROMIUM_PATH, needsChromium } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
-describe("a customer in a real browser", () => {
+describe("a customer in a real browser", { skip: needsChromium() }, () => {
   let merchant: Server;
   let merchantUrl: string;
   let service: TestService;
@@ -24,7 +25,7 @@ describe("a customer in a real browser", () => {
     service = await startTestService({ ALLOWED_PRIVATE_HOSTS: `127.0.0.1:${port}` });
     group = await service.createGroup();
     browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
+      executablePath: CHROMIUM_PATH,
       args: [
         "--no-sandbox",
         "--disable-gpu",

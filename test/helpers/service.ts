@@ -76,6 +76,7 @@ export async function startTestService(
     WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.1",
     WEBHOOK_TIMEOUT_MS: "1000",
     FALLBACK_URL: "https://fallback.example.com",
+    SHUTDOWN_GRACE_SECONDS: "0",
     ...env,
   });
   const db = options.db ?? (await createTestDatabase()).db;

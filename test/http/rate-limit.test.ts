@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { needsRedis, REDIS_TEST_URL } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
+const redisSkip = await needsRedis();
+
 for (const store of ["memory", "redis"] as const) {
-  describe(`rate limit per API key (${store} store)`, () => {
+  describe(`rate limit per API key (${store} store)`, { skip: store === "redis" && redisSkip }, () => {
     let service: TestService;
     let group: TestGroup;
     let otherGroup: TestGroup;
@@ -12,12 +14,11 @@ for (const store of ["memory", "redis"] as const) {
       service = await startTestService({
         RATE_LIMIT_MAX: "5",
         RATE_LIMIT_WINDOW_SECONDS: "60",
-        ...(store === "redis" && { REDIS_URL: `redis://127.0.0.1:6379/0` }),
+        ...(store === "redis" && { REDIS_URL: REDIS_TEST_URL }),
       });
       group = await service.createGroup();
       otherGroup = await service.createGroup();
       // Keys are fresh per run, so counters left in Redis by other runs cannot interfere.
-      assert.ok(randomBytes);
     });
     after(() => service.close());
 
@@ -38,3 +39,23 @@ for (const store of ["memory", "redis"] as const) {
     });
   });
 }
+
+describe("rate limit with REDIS_URL unreachable", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    // Port 1 on loopback: nothing listens there, so every connection attempt is refused.
+    service = await startTestService({ RATE_LIMIT_MAX: "3", REDIS_URL: "redis://127.0.0.1:1" });
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  it("still limits, counting in this instance's memory, and /health says Redis is unavailable", async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await service.api(group, "GET", "/api/v1/auth/test")).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+    const health = await service.request("GET", "/health");
+    assert.equal(health.status, 200, "the fallback keeps the service healthy");
+    assert.equal(health.body.checks.redis.status, "unavailable");
+  });
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../../src/config.ts";
 
 describe("configuration", () => {
   it("starts with no settings at all: embedded database, sandbox processor, spec defaults", () => {
@@ -48,5 +48,22 @@ describe("configuration", () => {
         (error: unknown) => error instanceof ConfigError && message.test(error.message),
       );
     }
+  });
+});
+
+describe("the list of environment variables", () => {
+  it("is exactly what loadConfig reads", () => {
+    const read = new Set<string>();
+    const recording = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === "string") read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(recording);
+    // Variables read only in some modes (PROCESSOR=stripe) are read through the same getters.
+    for (const name of ENVIRONMENT_VARIABLES) assert.ok(read.has(name), `${name} is listed but never read`);
+    for (const name of read)
+      assert.ok(ENVIRONMENT_VARIABLES.includes(name as never), `${name} is read but not listed`);
   });
 });

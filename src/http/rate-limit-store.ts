@@ -1,0 +1,106 @@
+import { createRequire } from "node:module";
+import type { FastifyBaseLogger } from "fastify";
+import type { Redis } from "ioredis";
+
+type Counted = { current: number; ttl: number };
+type Callback = (error: Error | null, result?: Counted) => void;
+
+interface CounterStore {
+  incr(key: string, callback: Callback, timeWindow: number, max: number): void;
+  child(routeOptions: unknown): CounterStore;
+}
+
+// The plugin's own counters (CommonJS, untyped): the same arithmetic whichever store answers.
+const require = createRequire(import.meta.url);
+const LocalStore: new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+) => CounterStore = require("@fastify/rate-limit/store/LocalStore.js");
+const RedisStore: new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  key: string,
+) => CounterStore = require("@fastify/rate-limit/store/RedisStore.js");
+
+/** What /health reports about the shared rate-limit store. */
+export interface RedisState {
+  status: "ok" | "unavailable";
+  error?: string;
+}
+
+/**
+ * Watches a Redis connection and says so, loudly, when it is lost or back: a warning at start
+ * and on each failed reconnect, an info line on recovery.
+ */
+export class RedisLink {
+  private lastError: string | undefined = "not connected yet";
+
+  constructor(
+    readonly redis: Redis,
+    log: FastifyBaseLogger,
+  ) {
+    redis.on("error", (error: Error) => {
+      this.lastError = error.message;
+      log.warn(
+        { err: { message: error.message } },
+        "Redis unreachable: rate limits fall back to per-instance memory until it returns",
+      );
+    });
+    redis.on("ready", () => {
+      if (this.lastError && this.lastError !== "not connected yet") {
+        log.info("Redis reachable again: rate limits are shared across instances");
+      }
+      this.lastError = undefined;
+    });
+  }
+
+  get ready(): boolean {
+    return this.redis.status === "ready";
+  }
+
+  state(): RedisState {
+    return this.ready
+      ? { status: "ok" }
+      : { status: "unavailable", error: this.lastError ?? this.redis.status };
+  }
+}
+
+/**
+ * A rate-limit store shared through Redis that counts in this instance's memory whenever Redis
+ * cannot answer, so a lost Redis weakens the limit (per instance) instead of switching it off.
+ */
+export function resilientStore(link: RedisLink, nameSpace: string) {
+  class ResilientStore {
+    private readonly shared: CounterStore;
+    private readonly local: CounterStore;
+
+    // The plugin constructs the store with its options; children are made with their parent's stores.
+    constructor(_pluginOptions?: unknown, stores?: { shared: CounterStore; local: CounterStore }) {
+      this.shared = stores?.shared ?? new RedisStore(false, false, link.redis, nameSpace);
+      this.local = stores?.local ?? new LocalStore(false, false);
+    }
+
+    // The plugin always passes the window and the limit, though its typings leave them out.
+    incr(key: string, callback: Callback, timeWindow = 0, max = 0): void {
+      if (!link.ready) {
+        this.local.incr(key, callback, timeWindow, max);
+        return;
+      }
+      this.shared.incr(
+        key,
+        (error, result) => (error ? this.local.incr(key, callback, timeWindow, max) : callback(null, result)),
+        timeWindow,
+        max,
+      );
+    }
+
+    child(routeOptions: unknown): ResilientStore {
+      return new ResilientStore(undefined, {
+        shared: this.shared.child(routeOptions),
+        local: this.local.child(routeOptions),
+      });
+    }
+  }
+  return ResilientStore;
+}

@@ -1,0 +1,91 @@
+// The container files are a thin wrapper over what CI proves: the same start command, port,
+// health paths and settings. This keeps them from drifting away from the code.
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { describe, it } from "node:test";
+import { parse } from "yaml";
+import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config.ts";
+
+const read = (path: string) => readFile(new URL(`../${path}`, import.meta.url), "utf8");
+
+/** Dockerfile instructions of the final stage, continuation lines joined. */
+async function finalStage(): Promise<[string, string][]> {
+  const text = (await read("Dockerfile")).replace(/\\\n\s*/g, " ");
+  const stages = text.split(/^FROM /m);
+  const last = `FROM ${stages[stages.length - 1]}`;
+  return last
+    .split("\n")
+    .filter((line) => line.trim() && !line.trim().startsWith("#"))
+    .map((line) => {
+      const [instruction = "", ...rest] = line.trim().split(/\s+/);
+      return [instruction.toUpperCase(), rest.join(" ")];
+    });
+}
+
+const startCommand = async () =>
+  (JSON.parse(await read("package.json")) as { scripts: { start: string } }).scripts.start;
+
+describe("deployment files stay in step with the code", () => {
+  it("the Dockerfile runs npm start's command on Node 20, as a non-root user, on the default port", async () => {
+    const stage = await finalStage();
+    const value = (name: string) =>
+      stage.filter(([instruction]) => instruction === name).map(([, rest]) => rest);
+    assert.match(value("FROM")[0] ?? "", /^node:20-slim$/);
+    assert.deepEqual(JSON.parse(value("CMD")[0] ?? "[]").join(" "), await startCommand());
+    assert.equal(Number(value("EXPOSE")[0]), loadConfig({}).port);
+    assert.equal(value("USER")[0], "node");
+    assert.match(value("HEALTHCHECK")[0] ?? "", /\/health\/live/);
+    assert.match(value("RUN").join(" "), /npm ci --omit=dev/);
+    const env = Object.fromEntries(
+      [
+        ...value("ENV")
+          .join(" ")
+          .matchAll(/([A-Z_]+)=(\S+)/g),
+      ].map((match) => [match[1], match[2]]),
+    );
+    assert.equal(env.HOST, "0.0.0.0");
+    for (const name of Object.keys(env).filter((name) => name !== "NODE_ENV")) {
+      assert.ok(ENVIRONMENT_VARIABLES.includes(name as never), `Dockerfile sets unknown ${name}`);
+    }
+  });
+
+  it("compose runs two instances on PostgreSQL and Redis behind a proxy, with settings the service knows", async () => {
+    const compose = parse(await read("compose.yaml"), { merge: true }) as {
+      services: Record<
+        string,
+        { environment?: Record<string, string>; healthcheck?: { test: string[] }; image?: string }
+      >;
+    };
+    const instances = Object.entries(compose.services).filter(([name]) => name.startsWith("checkout-"));
+    assert.equal(instances.length, 2);
+    assert.ok(compose.services.postgres?.image?.startsWith("postgres:"));
+    assert.ok(compose.services.redis?.image?.startsWith("redis:"));
+    for (const [name, service] of instances) {
+      const environment = service.environment ?? {};
+      for (const variable of Object.keys(environment)) {
+        assert.ok(ENVIRONMENT_VARIABLES.includes(variable as never), `${name} sets unknown ${variable}`);
+      }
+      // The values, with their placeholders filled in, are accepted by the real config loader.
+      const filled = Object.fromEntries(
+        Object.entries(environment).map(([key, value]) => [
+          key,
+          value.replace(/\$\{([A-Z_]+)[^}]*\}/g, (_, v) => (v === "SITE_ADDRESS" ? "pay.example.com" : "x")),
+        ]),
+      );
+      const config = loadConfig(filled);
+      assert.equal(
+        config.processor,
+        "stripe",
+        "several instances need a shared processor, not in-memory sandboxes",
+      );
+      assert.ok(config.databaseUrl && config.redisUrl);
+      assert.match(
+        service.healthcheck?.test.join(" ") ?? "",
+        new RegExp(`127\\.0\\.0\\.1:${config.port}/health/ready`),
+      );
+    }
+    const caddyfile = await read("deploy/Caddyfile");
+    assert.match(caddyfile, /reverse_proxy checkout-1:3000 checkout-2:3000/);
+    assert.match(caddyfile, /health_uri \/health\/ready/);
+  });
+});

@@ -1,0 +1,48 @@
+import { spawn } from "node:child_process";
+
+/**
+ * The service in its own process: `npm start`'s compiled JavaScript (npm test builds it first),
+ * or the TypeScript sources with `source: true`. Sandbox processor and embedded database unless
+ * the environment says otherwise.
+ */
+export function startProcess(env: Record<string, string>, options: { source?: boolean } = {}) {
+  const entry = options.source ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"];
+  const child = spawn(process.execPath, entry, {
+    env: {
+      ...process.env,
+      PORT: "0",
+      SANDBOX_PORT: "0",
+      DATABASE_URL: "",
+      SHUTDOWN_GRACE_SECONDS: "0.2",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // A process expected to fail never starts; its rejection is read through `exited` instead.
+  const started = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /"url":"(http:\/\/[^"]+)".*"msg":"checkout service started"/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout.on("data", check);
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  started.catch(() => {});
+  return { child, exited, started, output: () => ({ stdout, stderr }) };
+}
+
+/** Log lines (JSON) a process wrote to stdout. */
+export const logLines = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
