@@ -23,13 +23,14 @@ import {
 import {
   type Currency,
   findPayment,
+  findPaymentBy,
   findPaymentByLinkToken,
-  findPaymentIdBy,
   flagForReconciliation,
   insertPendingPayment,
   listDueForExpiry,
   listFlaggedForReconciliation,
   listPayments,
+  listProcessorMismatches,
   listStatusChanges,
   lockPayment,
   type PaymentFilter,
@@ -80,6 +81,16 @@ export type LinkAnswer =
 
 const EXPIRY_BATCH = 100;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
+
+function amountMismatch(event: ProcessorEvent, payment: PaymentRow): string | null {
+  if (event.amount !== null && event.amount !== payment.amount) {
+    return `amount ${event.amount} differs from the payment's ${payment.amount}`;
+  }
+  if (event.currency !== null && event.currency.toLowerCase() !== payment.currency) {
+    return `currency ${event.currency} differs from the payment's ${payment.currency}`;
+  }
+  return null;
+}
 
 /** The first `{transactionId}` only, as spec §4.2 says. */
 export const substituteTransactionId = (url: string, transactionId: string): string =>
@@ -240,22 +251,29 @@ export class PaymentsService {
    * ask the processor; if it cannot answer, this throws so the processor retries the event.
    */
   async applyProcessorEvent(event: ProcessorEvent): Promise<FactOutcome> {
-    const paymentId = event.fact ? await this.findPaymentFor(event) : null;
+    const match = event.fact ? await this.matchEvent(event) : { payment: undefined, mismatch: null };
+    const paymentId = match.payment?.id ?? null;
     if (event.fact && !paymentId) {
       this.log.warn({ eventId: event.id, type: event.type }, "processor event for an unknown payment");
     }
-    return this.inTransaction(async (tx, move) => {
-      const fresh = await recordProcessorEvent(tx, { id: event.id, type: event.type, paymentId });
-      if (!fresh || !event.fact || !paymentId)
-        return { paymentId, changed: [], flaggedForReconciliation: false };
-      return this.applyFact(
-        tx,
-        move,
-        paymentId,
-        event.fact,
-        event.paymentIntentId,
-        `processor_event:${event.id}`,
+    if (match.mismatch) {
+      this.log.warn(
+        { eventId: event.id, type: event.type, transactionId: paymentId, mismatch: match.mismatch },
+        "processor event refused: it does not match the payment it names; listed for reconciliation",
       );
+    }
+    return this.inTransaction(async (tx, move) => {
+      const fresh = await recordProcessorEvent(tx, {
+        id: event.id,
+        type: event.type,
+        paymentId,
+        mismatch: match.mismatch,
+      });
+      if (!fresh || !event.fact || !paymentId || match.mismatch) {
+        return { paymentId, changed: [], flaggedForReconciliation: false };
+      }
+      const reason = `processor_event:${event.id}`;
+      return this.applyFact(tx, move, paymentId, event.fact, event.paymentIntentId, reason);
     });
   }
 
@@ -320,9 +338,35 @@ export class PaymentsService {
     return reachableUrl(target, this.config.allowedPrivateHosts)?.href ?? this.config.fallbackUrl;
   }
 
-  /** Payments where money moved after they were closed, for the operator. */
-  reconciliationQueue(limit: number): Promise<PaymentRow[]> {
-    return listFlaggedForReconciliation(this.db, limit);
+  /**
+   * What the operator must look at: payments where money moved after they were closed, and
+   * processor events refused because they did not match the payment they named.
+   */
+  async reconciliationQueue(limit: number) {
+    const flagged = await listFlaggedForReconciliation(this.db, limit);
+    const mismatches = await listProcessorMismatches(this.db, limit);
+    return [
+      ...flagged.map((row) => ({
+        kind: "paid_after_close" as const,
+        transactionId: row.id,
+        groupId: row.group_id,
+        amount: row.amount,
+        currency: row.currency,
+        processorSessionId: row.processor_session_id,
+        processorPaymentIntentId: row.processor_payment_intent_id,
+        reason: row.reconciliation_reason,
+        flaggedAt: row.updated_at.toISOString(),
+      })),
+      ...mismatches.map((row) => ({
+        kind: "processor_mismatch" as const,
+        transactionId: row.payment_id,
+        groupId: row.group_id,
+        processorEventId: row.id,
+        processorEventType: row.type,
+        reason: row.mismatch,
+        flaggedAt: row.received_at.toISOString(),
+      })),
+    ];
   }
 
   private logDroppedWebhookUrl(transactionId: string, url: string): void {
@@ -348,26 +392,42 @@ export class PaymentsService {
     return turn;
   }
 
-  /** Each way the event names a payment, most specific first; the processor is asked last. */
-  private async findPaymentFor(event: ProcessorEvent): Promise<string | null> {
-    const hint = event.transactionIdHint;
-    const references: [ProcessorReference, string | null][] = [
-      ["id", hint && UUID_PATTERN.test(hint) ? hint : null],
-      ["session", event.sessionId],
-      ["payment_intent", event.paymentIntentId],
-    ];
-    for (const [reference, value] of references) {
-      const id = value === null ? undefined : await findPaymentIdBy(this.db, reference, value);
-      if (id) return id;
+  /**
+   * The payment an event is about, and why it may not change it. An event may change a payment
+   * only if it names that payment's own checkout session or payment intent, as stored or as the
+   * processor confirms, and its amount and currency match (DESIGN §2). Metadata only suggests a
+   * candidate: anyone sharing the processor account can write it.
+   */
+  private async matchEvent(
+    event: ProcessorEvent,
+  ): Promise<{ payment: PaymentRow | undefined; mismatch: string | null }> {
+    const named =
+      (event.sessionId ? await findPaymentBy(this.db, "session", event.sessionId) : undefined) ??
+      (event.paymentIntentId
+        ? await findPaymentBy(this.db, "payment_intent", event.paymentIntentId)
+        : undefined);
+    if (named) return { payment: named, mismatch: amountMismatch(event, named) };
+
+    const hint =
+      event.transactionIdHint ??
+      (event.paymentIntentId
+        ? await this.processor.transactionIdOfPaymentIntent(event.paymentIntentId)
+        : null);
+    const candidate = hint && UUID_PATTERN.test(hint) ? await findPaymentBy(this.db, "id", hint) : undefined;
+    if (!candidate) return { payment: undefined, mismatch: null };
+    if (event.sessionId) {
+      return { payment: candidate, mismatch: `checkout session ${event.sessionId} is not this payment's` };
     }
-    // A dispute can be the first we hear of a payment intent: the processor knows its transaction.
-    if (event.paymentIntentId) {
-      const transactionId = await this.processor.transactionIdOfPaymentIntent(event.paymentIntentId);
-      if (transactionId && UUID_PATTERN.test(transactionId)) {
-        return (await findPaymentIdBy(this.db, "id", transactionId)) ?? null;
-      }
+    // A refund or dispute can come before we stored the payment intent: the processor says
+    // whether it belongs to the checkout session we opened for this payment.
+    const ours = candidate.processor_session_id
+      ? (await this.processor.retrieveCheckoutSession(candidate.processor_session_id)).paymentIntentId
+      : null;
+    if (!event.paymentIntentId || ours !== event.paymentIntentId) {
+      const intent = event.paymentIntentId ?? "(none)";
+      return { payment: candidate, mismatch: `payment intent ${intent} is not this payment's` };
     }
-    return null;
+    return { payment: candidate, mismatch: amountMismatch(event, candidate) };
   }
 
   /** Applies one fact to a locked payment inside the caller's transaction. */

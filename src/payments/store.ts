@@ -198,18 +198,18 @@ export async function findPaymentByLinkToken(q: Queryable, token: string): Promi
 export type ProcessorReference = "id" | "session" | "payment_intent";
 
 const LOOKUP_BY_REFERENCE: Record<ProcessorReference, string> = {
-  id: "SELECT id FROM payments WHERE id = $1::uuid",
-  session: "SELECT id FROM payments WHERE processor_session_id = $1 LIMIT 1",
-  payment_intent: "SELECT id FROM payments WHERE processor_payment_intent_id = $1 LIMIT 1",
+  id: "SELECT * FROM payments WHERE id = $1::uuid",
+  session: "SELECT * FROM payments WHERE processor_session_id = $1 LIMIT 1",
+  payment_intent: "SELECT * FROM payments WHERE processor_payment_intent_id = $1 LIMIT 1",
 };
 
-export async function findPaymentIdBy(
+export async function findPaymentBy(
   q: Queryable,
   reference: ProcessorReference,
   value: string,
-): Promise<string | undefined> {
-  const [row] = await q.query<{ id: string }>(LOOKUP_BY_REFERENCE[reference], [value]);
-  return row?.id;
+): Promise<PaymentRow | undefined> {
+  const [row] = await q.query<PaymentRow>(LOOKUP_BY_REFERENCE[reference], [value]);
+  return row;
 }
 
 export function listDueForExpiry(
@@ -289,13 +289,33 @@ export function listStatusChanges(q: Queryable, paymentId: string): Promise<Stat
 /** Records a processor event's id; false when it was seen before (a replay). */
 export async function recordProcessorEvent(
   q: Queryable,
-  event: { id: string; type: string; paymentId: string | null },
+  event: { id: string; type: string; paymentId: string | null; mismatch: string | null },
 ): Promise<boolean> {
   const rows = await q.query(
-    "INSERT INTO processor_events (id, type, payment_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id",
-    [event.id, event.type, event.paymentId],
+    `INSERT INTO processor_events (id, type, payment_id, mismatch) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [event.id, event.type, event.paymentId, event.mismatch],
   );
   return rows.length === 1;
+}
+
+export interface MismatchRow {
+  id: string;
+  type: string;
+  payment_id: string | null;
+  group_id: string | null;
+  mismatch: string;
+  received_at: Date;
+}
+
+/** Processor events refused because they did not match the payment they named, oldest first. */
+export function listProcessorMismatches(q: Queryable, limit: number): Promise<MismatchRow[]> {
+  return q.query<MismatchRow>(
+    `SELECT e.id, e.type, e.payment_id, p.group_id, e.mismatch, e.received_at
+     FROM processor_events e LEFT JOIN payments p ON p.id = e.payment_id
+     WHERE e.mismatch IS NOT NULL ORDER BY e.received_at LIMIT $1`,
+    [limit],
+  );
 }
 
 /**

@@ -55,8 +55,8 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
         sessionId: session.id,
         paymentIntentId: event.type === "checkout.session.expired" ? null : idOf(session.payment_intent),
         transactionIdHint: session.metadata?.transactionId ?? null,
-        amount: session.amount_total,
-        currency: session.currency,
+        amount: session.amount_total ?? null,
+        currency: session.currency ?? null,
       };
       if (event.type === "checkout.session.expired") return { ...fields, fact: { kind: "expired" } };
       if (event.type === "checkout.session.async_payment_failed")
@@ -71,8 +71,8 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
         fact: { kind: "failed" },
         paymentIntentId: intent.id,
         transactionIdHint: intent.metadata?.transactionId ?? null,
-        amount: intent.amount,
-        currency: intent.currency,
+        amount: intent.amount ?? null,
+        currency: intent.currency ?? null,
       };
     }
     case "charge.refunded": {
@@ -82,14 +82,18 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
         fact: { kind: "refunded", amountRefunded: charge.amount_refunded },
         paymentIntentId: idOf(charge.payment_intent),
         transactionIdHint: charge.metadata?.transactionId ?? null,
-        amount: charge.amount,
-        currency: charge.currency,
+        amount: charge.amount ?? null,
+        currency: charge.currency ?? null,
       };
     }
     case "charge.dispute.created":
     case "charge.dispute.closed": {
       const dispute = event.data.object;
-      const fields = { ...none, paymentIntentId: idOf(dispute.payment_intent), currency: dispute.currency };
+      const fields = {
+        ...none,
+        paymentIntentId: idOf(dispute.payment_intent),
+        currency: dispute.currency ?? null,
+      };
       if (event.type === "charge.dispute.created") return { ...fields, fact: { kind: "disputed" } };
       if (dispute.status !== "won" && dispute.status !== "lost") return fields;
       return {

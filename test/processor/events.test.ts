@@ -119,6 +119,10 @@ describe("processor event intake", () => {
   it("ends in the right state when events arrive out of order", async () => {
     const payment = await newPayment();
     const pi = "pi_out_of_order";
+    // The processor has attached this intent to the payment's session (its events are what is late).
+    const session = service.sandbox?.state.sessions.get(payment.sessionId);
+    assert.ok(session);
+    session.payment_intent = pi;
     const refund = (amountRefunded: number) =>
       event("charge.refunded", {
         id: "ch_2",
