@@ -13,7 +13,8 @@ import { type Database, DatabaseUnavailableError } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
 import healthRoutes from "./health/routes.ts";
-import { installErrorEnvelope } from "./http/error-handler.ts";
+import { rejectUnstorableBody } from "./http/body-guard.ts";
+import { answerFrameworkError, installErrorEnvelope } from "./http/error-handler.ts";
 import { ApiError, errorResponseSchema } from "./http/errors.ts";
 import { loggerOptions } from "./http/logger.ts";
 import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
@@ -91,6 +92,7 @@ function createHttpApp(config: Config): FastifyInstance {
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
     // Mistyped input is an error, never silently converted ("100" is not an amount).
     ajv: { customOptions: { coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
@@ -128,6 +130,7 @@ async function registerRoutes(
   const { config, metrics, payments, webhooks, merchants, merchantAuth } = services;
   installErrorEnvelope(app);
   app.addSchema(errorResponseSchema);
+  app.addHook("preValidation", rejectUnstorableBody);
   app.addHook("onResponse", async (request, reply) => {
     metrics.httpRequests.observe(
       {

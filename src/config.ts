@@ -10,6 +10,8 @@ export interface Config {
   fallbackUrl: string;
   databaseUrl: string | undefined;
   databaseConnectTimeoutSeconds: number;
+  databaseStatementTimeoutMs: number;
+  databaseLockTimeoutMs: number;
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
@@ -116,6 +118,8 @@ export const ENVIRONMENT_VARIABLES = [
   "FALLBACK_URL",
   "DATABASE_URL",
   "DATABASE_CONNECT_TIMEOUT_SECONDS",
+  "DATABASE_STATEMENT_TIMEOUT_MS",
+  "DATABASE_LOCK_TIMEOUT_MS",
   "DATA_DIR",
   "REDIS_URL",
   "ADMIN_TOKEN",
@@ -163,6 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
     fallbackUrl: httpUrl("FALLBACK_URL", env.FALLBACK_URL || publicUrl),
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databaseConnectTimeoutSeconds: integer(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 60, 0, 3600),
+    databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 600_000),
+    databaseLockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 5_000, 50, 600_000),
     dataDir: env.DATA_DIR || "./data",
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken: env.ADMIN_TOKEN || undefined,

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { postgresDatabase } from "../src/db/database.ts";
 import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.ts";
 import { startTestService, type TestGroup, type TestService } from "./helpers/service.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 describe("PostgreSQL outage", { skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)" }, () => {
   let fresh: TestDatabase;
@@ -66,5 +69,106 @@ describe("PostgreSQL outage", { skip: !onPostgres && "needs TEST_DATABASE_URL (r
     const read = await service.api(group, "GET", `/api/v1/payments/${paymentId}`);
     assert.equal(read.status, 200);
     assert.equal(read.body.data.status, "processing", "nothing was changed during the outage");
+  });
+});
+
+describe("PostgreSQL refusing work", {
+  skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
+}, () => {
+  let fresh: TestDatabase;
+  let service: TestService;
+  let group: TestGroup;
+  let payment: { transactionId: string; paymentUrl: string };
+  const admin = () => {
+    const client = new pg.Client({ connectionString: fresh.url as string });
+    return client.connect().then(() => client);
+  };
+
+  before(async () => {
+    fresh = await createTestDatabase();
+    // An ordinary role, as in production: connection limits do not apply to superusers.
+    const role = `checkout_app_${randomBytes(4).toString("hex")}`;
+    const owner = await admin();
+    await owner.query(`CREATE ROLE ${role} LOGIN`);
+    await owner.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+    await owner.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await owner.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    await owner.end();
+    const asRole = new URL(fresh.url as string);
+    asRole.username = role;
+    service = await startTestService(
+      {},
+      { db: postgresDatabase(asRole.toString(), { lockTimeoutMs: 300, statementTimeoutMs: 2000 }) },
+    );
+    group = await service.createGroup();
+    payment = (await service.createPayment(group)).body.data;
+  });
+  after(async () => {
+    await service.close();
+    await fresh.db.close();
+  });
+
+  const expect503 = async () => {
+    for (const call of [
+      () => service.api(group, "GET", `/api/v1/payments/${payment.transactionId}`),
+      () => service.createPayment(group),
+    ]) {
+      const response = await call();
+      assert.equal(response.status, 503, JSON.stringify(response.body));
+      assert.equal(response.body.error.code, "SERVICE_UNAVAILABLE");
+      assert.equal(response.headers.get("retry-after"), "5");
+    }
+    const page = await service.request("GET", new URL(payment.paymentUrl).pathname);
+    assert.equal(page.status, 503);
+    assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(String(page.body), /briefly unavailable/);
+  };
+
+  it("a held table lock: 503 within the lock timeout, never a hang or a 500", async () => {
+    const holder = await admin();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
+      const started = performance.now();
+      await expect503();
+      assert.ok(performance.now() - started < 5000, "bounded by the lock timeout");
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.end();
+    }
+    assert.equal((await service.api(group, "GET", `/api/v1/payments/${payment.transactionId}`)).status, 200);
+  });
+
+  it("ALLOW_CONNECTIONS false and a connection limit of 0: 503, then recovery", async () => {
+    const name = new URL(fresh.url as string).pathname.slice(1);
+    const superuser = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await superuser.connect();
+    const cutOff = async (setting: string) => {
+      await superuser.query(`ALTER DATABASE ${name} ${setting}`);
+      await superuser.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [name],
+      );
+    };
+    try {
+      for (const [refuse, allow] of [
+        ["ALLOW_CONNECTIONS false", "ALLOW_CONNECTIONS true"],
+        ["CONNECTION LIMIT 0", "CONNECTION LIMIT -1"],
+      ] as const) {
+        await cutOff(refuse);
+        await expect503();
+        await superuser.query(`ALTER DATABASE ${name} ${allow}`);
+        const back = await waitFor(async () => {
+          const read = await service.api(group, "GET", `/api/v1/payments/${payment.transactionId}`);
+          return read.status === 200 ? read : undefined;
+        });
+        assert.equal(back.body.data.status, "processing");
+      }
+    } finally {
+      await superuser
+        .query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true CONNECTION LIMIT -1`)
+        .catch(() => {});
+      await superuser.end();
+    }
   });
 });

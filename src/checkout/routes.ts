@@ -1,6 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
+import { DatabaseUnavailableError } from "../db/database.ts";
+import { RETRY_AFTER_SECONDS } from "../http/error-handler.ts";
 import { sendPage } from "../http/html.ts";
 import type { PaymentsService } from "../payments/service.ts";
+
+const UNAVAILABLE_PAGE =
+  "<h1>Payments are briefly unavailable</h1><p>Nothing was charged. Please try the same link again in a minute.</p>";
+const ERROR_PAGE =
+  "<h1>Something went wrong</h1><p>Nothing was charged. Please try the same link again, or ask the merchant.</p>";
 
 const PAGES = {
   not_found: {
@@ -22,6 +29,17 @@ const PAGES = {
 
 /** The customer's pages on a SafeSite: the hosted link and the way back from the processor. */
 const checkoutRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+  // People read these answers, not programs: errors are pages too, never JSON.
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof DatabaseUnavailableError) {
+      request.log.warn({ err: { message: error.message } }, "customer page: database unavailable");
+      reply.header("retry-after", RETRY_AFTER_SECONDS);
+      return sendPage(reply, 503, "Temporarily unavailable", UNAVAILABLE_PAGE);
+    }
+    request.log.error({ err: error }, "customer page failed");
+    return sendPage(reply, 500, "Something went wrong", ERROR_PAGE);
+  });
+
   app.get<{ Params: { token: string } }>(
     "/pay/:token",
     { schema: { hide: true } },

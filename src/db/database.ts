@@ -38,13 +38,21 @@ const CONNECTION_ERROR_CODES = new Set([
   "08001",
   "08003",
   "08006",
+  "53300", // too_many_connections (max_connections or the database's CONNECTION LIMIT)
+  "53400", // configuration_limit_exceeded
+  "55P03", // lock_not_available: lock_timeout ran out
+  "57014", // query_canceled: statement_timeout ran out
+  "3D000", // invalid_catalog_name: the database is gone
+  "28000", // invalid_authorization_specification
+  "28P01", // invalid_password
 ]);
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (code && CONNECTION_ERROR_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+  // ALLOW_CONNECTIONS false answers 55000, a code also used for unrelated errors: match its text.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections/i.test(
     error.message,
   );
 }
@@ -56,14 +64,26 @@ function translate(error: unknown): never {
   throw error;
 }
 
-export function postgresDatabase(connectionString: string, options: { max?: number } = {}): Database {
+export interface PostgresOptions {
+  max?: number;
+  /** The server cancels a statement running longer than this. */
+  statementTimeoutMs?: number;
+  /** The server gives up waiting for a lock after this. */
+  lockTimeoutMs?: number;
+}
+
+export function postgresDatabase(connectionString: string, options: PostgresOptions = {}): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 20,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30000,
-    // A hung server must not hold requests forever.
-    query_timeout: 15000,
+    // No request waits on the database past a bound: the server cancels slow statements and lock
+    // waits, and the client gives up on a server that stopped answering at all.
+    statement_timeout: statementTimeoutMs,
+    lock_timeout: options.lockTimeoutMs ?? 5_000,
+    query_timeout: statementTimeoutMs + 2_000,
   });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on("error", () => {});

@@ -2,6 +2,13 @@ import type { Config } from "../config.ts";
 import { type Database, postgresDatabase } from "./database.ts";
 import { openEmbeddedDatabase } from "./embedded.ts";
 
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir">): Promise<Database> {
-  return config.databaseUrl ? postgresDatabase(config.databaseUrl) : openEmbeddedDatabase(config.dataDir);
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir" | "databaseStatementTimeoutMs" | "databaseLockTimeoutMs">,
+): Promise<Database> {
+  return config.databaseUrl
+    ? postgresDatabase(config.databaseUrl, {
+        statementTimeoutMs: config.databaseStatementTimeoutMs,
+        lockTimeoutMs: config.databaseLockTimeoutMs,
+      })
+    : openEmbeddedDatabase(config.dataDir);
 }

@@ -1,7 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DatabaseUnavailableError } from "../db/database.ts";
 import { ApiError, type ErrorCode, notFound } from "./errors.ts";
+import { sendPage } from "./html.ts";
 import { resourceOfParam } from "./schemas.ts";
+
+/** How soon a client may retry when the database (or the processor, for its events) is away. */
+export const RETRY_AFTER_SECONDS = "5";
 
 const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_REQUEST",
@@ -42,6 +46,35 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
   return new ApiError("INTERNAL_ERROR", "An unexpected error occurred");
 }
 
+const CUSTOMER_PAGE = /^\/(pay|return)\//;
+
+/**
+ * Errors the router raises before any route runs (an undecodable URL, an over-long path
+ * parameter): the same envelope as everything else, or a page on the customer's paths.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  // An id that long, or a path that does not decode, names nothing that exists.
+  const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+  request.log.info({ code: error.code }, "unroutable request");
+  if (CUSTOMER_PAGE.test(request.url)) {
+    void sendPage(
+      reply,
+      404,
+      "Not found",
+      "<h1>Payment link not found</h1><p>Check the link you were given.</p>",
+    );
+    return;
+  }
+  const apiError = tooLong
+    ? new ApiError("NOT_FOUND", "Resource not found")
+    : new ApiError("INVALID_REQUEST", "The request URL is not valid");
+  void reply.code(apiError.statusCode).send(apiError.toBody());
+}
+
 /** One envelope for every error, including the framework's own (bad JSON, unknown route). */
 export function installErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
@@ -54,6 +87,7 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     } else {
       request.log.error({ err: error, code: apiError.code }, "request failed");
     }
+    if (apiError.statusCode === 503) reply.header("retry-after", RETRY_AFTER_SECONDS);
     reply.code(apiError.statusCode).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {

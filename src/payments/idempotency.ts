@@ -11,8 +11,23 @@ import {
 /** DESIGN §2: a key answers with its first result for 24 hours. */
 const RETENTION_SECONDS = 24 * 60 * 60;
 
+/** The same JSON with object keys sorted, so a reordered body is the same request. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
 export function requestFingerprint(body: unknown): string {
-  return createHash("sha256").update(JSON.stringify(body)).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(body)))
+    .digest("hex");
 }
 
 /**

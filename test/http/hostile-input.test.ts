@@ -94,6 +94,68 @@ describe("malformed, oversized and hostile input", () => {
     );
   });
 
+  it("refuses NUL characters and unpaired surrogates in every string, keys included, writing nothing", async () => {
+    const before = await countPayments();
+    for (const overrides of [
+      { description: "a\u0000b" },
+      { customerName: "\u0000" },
+      { customerEmail: "ja\u0000ne@example.com" },
+      { successUrl: "https://shop.example.com/\u0000" },
+      { metadata: { order: "x\u0000" } },
+      { metadata: { "k\u0000": "x" } },
+      { metadata: { order: "\ud800" } },
+      { metadata: { order: "\udc00 tail" } },
+    ]) {
+      expectEnvelope(await service.createPayment(group, overrides), 400, "INVALID_REQUEST");
+    }
+    assert.equal(await countPayments(), before);
+    const group2 = await service.admin("POST", "/admin/v1/groups", { name: "Shop\u0000" });
+    expectEnvelope(group2, 400, "INVALID_REQUEST");
+  });
+
+  it("refuses a deeply nested value even in an ignored field, with an Idempotency-Key", async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+    const body = JSON.stringify(validPayment()).replace(/^\{/, `{"ignored":${deep},`);
+    const response = await service.request("POST", "/api/v1/payments/create", {
+      rawBody: body,
+      headers: { ...keys, "content-type": "application/json", "idempotency-key": "deep-1" },
+    });
+    expectEnvelope(response, 400, "INVALID_REQUEST");
+  });
+
+  it("refuses a since the database cannot store", async () => {
+    for (const since of ["0000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"]) {
+      const response = await service.api(group, "GET", `/api/v1/events?since=${encodeURIComponent(since)}`);
+      expectEnvelope(response, 400, "INVALID_REQUEST");
+    }
+  });
+
+  it("answers URLs the router cannot take with the envelope, and customer paths with a page", async () => {
+    expectEnvelope(await service.api(group, "GET", "/api/v1/payments/%E0%A4%A"), 400, "INVALID_REQUEST");
+    expectEnvelope(await service.api(group, "GET", `/api/v1/payments/${"a".repeat(150)}`), 404, "NOT_FOUND");
+    for (const path of ["/pay/%E0%A4%A", `/pay/${"a".repeat(150)}`, `/return/${"b".repeat(150)}`]) {
+      const page = await service.request("GET", path);
+      assert.equal(page.status, 404, path);
+      assert.match(page.headers.get("content-type") ?? "", /text\/html/, path);
+    }
+  });
+
+  it("treats the same body with its keys in another order as the same request", async () => {
+    const headers = { "idempotency-key": "reordered-1" };
+    const first = await service.api(
+      group,
+      "POST",
+      "/api/v1/payments/create",
+      validPayment({ metadata: { a: 1, b: 2 } }),
+      headers,
+    );
+    const body = validPayment({ metadata: { b: 2, a: 1 } });
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const second = await service.api(group, "POST", "/api/v1/payments/create", reordered, headers);
+    assert.equal(first.status, 200);
+    assert.deepEqual(second.body, first.body);
+  });
+
   it("never answers 500 and never writes a record for any invalid body (property)", async () => {
     const before = await countPayments();
     const anything = fc.oneof(

@@ -34,8 +34,9 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
     async (request) => {
       const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), MAX_PAGE);
       const since = new Date(request.query.since);
-      if (Number.isNaN(since.getTime())) {
-        throw new ApiError("INVALID_REQUEST", "since must be an ISO 8601 timestamp");
+      // Valid ISO 8601 can still be outside what the database stores (year 0000).
+      if (Number.isNaN(since.getTime()) || since.getUTCFullYear() < 1970 || since.getUTCFullYear() > 9999) {
+        throw new ApiError("INVALID_REQUEST", "since must be an ISO 8601 timestamp from 1970 on");
       }
       return { success: true, data: await webhooks.eventsSince(request.merchant.groupId, since, limit) };
     },

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from "fastify";
+import { ApiError } from "./errors.ts";
+
+/** Deeper than any body the API accepts; deep enough nesting would overflow JSON.stringify. */
+const MAX_DEPTH = 32;
+/** Text PostgreSQL cannot store: NUL, and UTF-16 surrogates without their other half. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses a parsed JSON body that could only fail later, deep in the database or a hash: too
+ * deeply nested, or holding strings (values or keys) PostgreSQL cannot store. Iterative, so a
+ * hostile body cannot exhaust the stack here either.
+ */
+export function assertStorableJson(body: unknown): void {
+  const pending: [unknown, number][] = [[body, 0]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop() as [unknown, number];
+    if (typeof value === "string") {
+      if (UNSTORABLE.test(value)) {
+        throw new ApiError(
+          "INVALID_REQUEST",
+          "Strings must not contain NUL characters or unpaired surrogates",
+        );
+      }
+    } else if (value !== null && typeof value === "object") {
+      if (depth >= MAX_DEPTH) {
+        throw new ApiError("INVALID_REQUEST", `The body is nested deeper than ${MAX_DEPTH} levels`);
+      }
+      for (const [key, item] of Object.entries(value)) {
+        pending.push([key, depth + 1], [item, depth + 1]);
+      }
+    }
+  }
+}
+
+export async function rejectUnstorableBody(request: FastifyRequest): Promise<void> {
+  if (request.body !== null && typeof request.body === "object" && !Buffer.isBuffer(request.body)) {
+    assertStorableJson(request.body);
+  }
+}
