@@ -21,6 +21,7 @@ export interface Config {
   stripeWebhookSecret: string;
   stripeApiUrl: string | undefined;
   checkoutTtlSeconds: number;
+  idempotencyLeaseSeconds: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookConcurrency: number;
@@ -129,6 +130,7 @@ export const ENVIRONMENT_VARIABLES = [
   "STRIPE_WEBHOOK_SECRET",
   "STRIPE_API_URL",
   "CHECKOUT_TTL_SECONDS",
+  "IDEMPOTENCY_LEASE_SECONDS",
   "WEBHOOK_RETRY_DELAYS",
   "WEBHOOK_TIMEOUT_MS",
   "WEBHOOK_CONCURRENCY",
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || "whsec_sandbox_default_secret",
     stripeApiUrl: env.STRIPE_API_URL ? httpUrl("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
     checkoutTtlSeconds,
+    idempotencyLeaseSeconds: integer(env, "IDEMPOTENCY_LEASE_SECONDS", 90, 1, 86400),
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS || "5,30,30"),
     webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10000, 1, 600_000),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 64, 1, 10000),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import {
+  type CreatePlan,
   claimIdempotencyKey,
   findIdempotencyKey,
   releaseIdempotencyKey,
@@ -30,20 +31,49 @@ export function requestFingerprint(body: unknown): string {
     .digest("hex");
 }
 
+export interface IdempotentCreate {
+  groupId: string;
+  key: string;
+  request: unknown;
+  /** How long an unanswered request keeps its key before a retry may take it over. */
+  leaseSeconds: number;
+  /** The plan if this request is the key's first (or the key expired). */
+  fresh: Omit<CreatePlan, "safeSite">;
+  turn: number;
+}
+
 /**
- * Runs `work` at most once per (group, key, request): a repeat of the same request gets the first
- * answer, a different request with the same key gets 409, and a failed run frees the key.
+ * Carries out `work` at most once per (group, key, request): a repeat of an answered request gets
+ * the first answer, a different request with the same key gets 409, a failed run frees the key,
+ * and a run that died unanswered is carried out again, with the same plan, once its lease ends.
  */
 export async function runIdempotently<T>(
   db: Queryable,
-  where: { groupId: string; key: string; request: unknown },
-  work: () => Promise<T>,
+  create: IdempotentCreate,
+  work: (plan: CreatePlan) => Promise<T>,
 ): Promise<T> {
-  const { groupId, key } = where;
-  const fingerprint = requestFingerprint(where.request);
+  const { groupId, key } = create;
+  const fingerprint = requestFingerprint(create.request);
   for (;;) {
-    if (await claimIdempotencyKey(db, { groupId, key, fingerprint, retentionSeconds: RETENTION_SECONDS }))
-      break;
+    const plan = await claimIdempotencyKey(db, {
+      groupId,
+      key,
+      fingerprint,
+      retentionSeconds: RETENTION_SECONDS,
+      leaseSeconds: create.leaseSeconds,
+      fresh: create.fresh,
+      turn: create.turn,
+    });
+    if (plan) {
+      try {
+        const result = await work(plan);
+        await storeIdempotentResponse(db, groupId, key, result);
+        return result;
+      } catch (error) {
+        await releaseIdempotencyKey(db, groupId, key).catch(() => {});
+        throw error;
+      }
+    }
     const existing = await findIdempotencyKey(db, groupId, key);
     if (!existing) continue; // released between the two statements: claim again
     if (existing.request_hash !== fingerprint) {
@@ -59,13 +89,5 @@ export async function runIdempotently<T>(
       );
     }
     return existing.response as T;
-  }
-  try {
-    const result = await work();
-    await storeIdempotentResponse(db, groupId, key, result);
-    return result;
-  } catch (error) {
-    await releaseIdempotencyKey(db, groupId, key).catch(() => {});
-    throw error;
   }
 }

@@ -21,18 +21,21 @@ import {
   sourcesOf,
 } from "./status.ts";
 import {
+  type CreatePlan,
   type Currency,
+  chooseSafeSite,
   findPayment,
   findPaymentBy,
   findPaymentByLinkToken,
   flagForReconciliation,
-  insertPendingPayment,
+  insertPayment,
   listDueForExpiry,
   listFlaggedForReconciliation,
   listPayments,
   listProcessorMismatches,
   listStatusChanges,
   lockPayment,
+  type NewPayment,
   type PaymentFilter,
   type PaymentRow,
   type ProcessorReference,
@@ -41,7 +44,10 @@ import {
   updatePaymentStatus,
 } from "./store.ts";
 
-export type PaymentsConfig = Pick<Config, "checkoutTtlSeconds" | "allowedPrivateHosts" | "fallbackUrl">;
+export type PaymentsConfig = Pick<
+  Config,
+  "checkoutTtlSeconds" | "allowedPrivateHosts" | "fallbackUrl" | "idempotencyLeaseSeconds"
+>;
 
 export interface PaymentsServiceOptions {
   db: Database;
@@ -119,15 +125,16 @@ export class PaymentsService {
     this.log = options.log;
   }
 
-  /** Spec §4.2. With an Idempotency-Key the same request gets the same answer for 24 hours. */
-  create(groupId: string, input: CreatePaymentInput, idempotencyKey?: string): Promise<CreatePaymentResult> {
-    if (!idempotencyKey) return this.createOnce(groupId, input);
-    return runIdempotently(this.db, { groupId, key: idempotencyKey, request: input }, () =>
-      this.createOnce(groupId, input),
-    );
-  }
-
-  private async createOnce(groupId: string, input: CreatePaymentInput): Promise<CreatePaymentResult> {
+  /**
+   * Spec §4.2. The payment is written once, after the processor answered, already `processing`
+   * (or `failed`): no record is ever left `pending`. With an Idempotency-Key the same request gets
+   * the same answer for 24 hours, and a request that died half-way is completed by its retry.
+   */
+  async create(
+    groupId: string,
+    input: CreatePaymentInput,
+    idempotencyKey?: string,
+  ): Promise<CreatePaymentResult> {
     if (input.customerEmail === undefined) {
       throw new ApiError(
         "PROCESSOR_ERROR",
@@ -136,39 +143,61 @@ export class PaymentsService {
         { clientFault: true },
       );
     }
-    const id = randomUUID();
-    const linkToken = randomBytes(24).toString("base64url");
-    const expiresAt = new Date(Date.now() + this.config.checkoutTtlSeconds * 1000);
+    const fresh = {
+      transactionId: randomUUID(),
+      linkToken: randomBytes(24).toString("base64url"),
+      expiresAt: new Date(Date.now() + this.config.checkoutTtlSeconds * 1000),
+    };
+    const turn = this.nextTurn(groupId);
+    const customerEmail = input.customerEmail;
+    const carryOut = (plan: CreatePlan) => this.carryOut(groupId, { ...input, customerEmail }, plan);
+    if (!idempotencyKey)
+      return carryOut({ ...fresh, safeSite: await chooseSafeSite(this.db, groupId, turn) });
+    return runIdempotently(
+      this.db,
+      {
+        groupId,
+        key: idempotencyKey,
+        request: input,
+        leaseSeconds: this.config.idempotencyLeaseSeconds,
+        fresh,
+        turn,
+      },
+      carryOut,
+    );
+  }
+
+  private async carryOut(
+    groupId: string,
+    input: CreatePaymentInput & { customerEmail: string },
+    plan: CreatePlan,
+  ): Promise<CreatePaymentResult> {
+    const { safeSite } = plan;
+    if (!safeSite) {
+      throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
+    }
+    const id = plan.transactionId;
     const currency = input.currency.toLowerCase() as Currency;
     const metadata = storedMetadata(input.metadata);
     // An unreachable webhookUrl is not an error (spec §6.3 rule 8): the payment simply has none.
     const webhookUrl = input.webhookUrl
       ? reachableUrl(input.webhookUrl, this.config.allowedPrivateHosts)
       : null;
-    const site = await insertPendingPayment(
-      this.db,
-      {
-        id,
-        groupId,
-        amount: input.amount,
-        currency,
-        customerEmail: input.customerEmail,
-        customerName: input.customerName ?? null,
-        description: descriptionOf(input.description, metadata),
-        metadata,
-        successUrl: substituteTransactionId(input.successUrl, id),
-        cancelUrl: substituteTransactionId(input.cancelUrl, id),
-        webhookUrl: webhookUrl?.href ?? null,
-        linkToken,
-        expiresAt,
-      },
-      this.nextTurn(groupId),
-    );
-    if (!site) {
-      throw new ApiError("NO_ACTIVE_SAFESITE", "This group has no active SafeSite to host the payment link");
-    }
     if (input.webhookUrl && !webhookUrl) this.logDroppedWebhookUrl(id, input.webhookUrl);
-    const returnUrl = `${site.safeSiteUrl}/return/${linkToken}`;
+    const payment: NewPayment = {
+      plan: { ...plan, safeSite },
+      groupId,
+      amount: input.amount,
+      currency,
+      customerEmail: input.customerEmail,
+      customerName: input.customerName ?? null,
+      description: descriptionOf(input.description, metadata),
+      metadata,
+      successUrl: substituteTransactionId(input.successUrl, id),
+      cancelUrl: substituteTransactionId(input.cancelUrl, id),
+      webhookUrl: webhookUrl?.href ?? null,
+    };
+    const returnUrl = `${safeSite.url}/return/${plan.linkToken}`;
     let session: CheckoutSession;
     try {
       session = await this.processor.createCheckoutSession({
@@ -178,38 +207,26 @@ export class PaymentsService {
         customerEmail: input.customerEmail,
         successUrl: returnUrl,
         cancelUrl: returnUrl,
-        expiresAt,
+        expiresAt: plan.expiresAt,
+        // The same for a retry of the same plan, so the processor answers with the same session.
         idempotencyKey: `checkout-session-${id}`,
       });
     } catch (error) {
       this.log.warn({ err: error, transactionId: id }, "processor refused the checkout session");
-      // The merchant hears about this failure in the response, so no webhook is sent.
-      await this.transition({
-        paymentId: id,
-        to: "failed",
-        from: ["pending"],
-        reason: "processor_error",
-        notify: false,
-      });
+      // Kept for the record; the merchant hears of it in the response, so no webhook is sent.
+      await insertPayment(this.db, payment, { status: "failed", reason: "processor_error" });
       throw new ApiError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
     }
-    const issued = await this.transition({
-      paymentId: id,
-      to: "processing",
-      from: ["pending"],
-      reason: "checkout_link_issued",
+    await insertPayment(this.db, payment, {
+      status: "processing",
       processorSessionId: session.id,
       processorCheckoutUrl: session.url,
     });
-    if (!issued) {
-      // Cancelled by the merchant while the processor was answering; the link still works (§3.2).
-      this.log.info({ transactionId: id }, "payment cancelled before its link was issued");
-    }
     return {
       transactionId: id,
-      paymentUrl: `${site.safeSiteUrl}/pay/${linkToken}`,
+      paymentUrl: `${safeSite.url}/pay/${plan.linkToken}`,
       sessionId: session.id,
-      expiresAt: expiresAt.toISOString(),
+      expiresAt: plan.expiresAt.toISOString(),
     };
   }
 

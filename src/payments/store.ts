@@ -33,8 +33,17 @@ export interface PaymentRow {
   completed_at: Date | null;
 }
 
+/** What a create fixes before it asks the processor, so a retry can carry out the same. */
+export interface CreatePlan {
+  transactionId: string;
+  linkToken: string;
+  expiresAt: Date;
+  /** Null when the group had no active SafeSite. */
+  safeSite: { id: string; url: string } | null;
+}
+
 export interface NewPayment {
-  id: string;
+  plan: CreatePlan & { safeSite: { id: string; url: string } };
   groupId: string;
   amount: number;
   currency: Currency;
@@ -45,38 +54,54 @@ export interface NewPayment {
   successUrl: string;
   cancelUrl: string;
   webhookUrl: string | null;
-  linkToken: string;
-  expiresAt: Date;
+}
+
+/** The group's active SafeSite whose turn it is: active sites in creation order, `turn` modulo their count. */
+export async function chooseSafeSite(
+  q: Queryable,
+  groupId: string,
+  turn: number,
+): Promise<{ id: string; url: string } | null> {
+  const [site] = await q.query<{ id: string; url: string }>(
+    `WITH sites AS (
+       SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
+       FROM safe_sites WHERE group_id = $1 AND is_active
+     )
+     SELECT id, url FROM sites WHERE turn = $2 % active`,
+    [groupId, turn],
+  );
+  return site ?? null;
 }
 
 /**
- * Inserts a pending payment on the group's active SafeSite whose turn it is (active sites in
- * creation order, `turn` modulo their count), with its first status-history row. Undefined when
- * the group has no active SafeSite.
+ * Writes a payment once, in its first status: `processing` with the processor's session, or
+ * `failed` when the processor refused it; with its first status-history row. A second write of
+ * the same transaction (a retry that took over a crashed request) changes nothing.
  */
-export async function insertPendingPayment(
+export async function insertPayment(
   q: Queryable,
   payment: NewPayment,
-  turn: number,
-): Promise<{ safeSiteUrl: string } | undefined> {
-  const [row] = await q.query<{ safe_site_url: string }>(
-    `WITH sites AS (
-       SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
-       FROM safe_sites WHERE group_id = $2 AND is_active
-     ), payment AS (
+  outcome:
+    | { status: "processing"; processorSessionId: string; processorCheckoutUrl: string }
+    | { status: "failed"; reason: string },
+): Promise<void> {
+  const processing = outcome.status === "processing";
+  await q.query(
+    `WITH payment AS (
        INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
-         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at)
-       SELECT $1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, id, url, $12, $13
-       FROM sites WHERE turn = $14 % active
-       RETURNING id, safe_site_url
-     ), audit AS (
-       INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
-       SELECT id, NULL, 'pending', 'created' FROM payment
+         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
+         processor_session_id, processor_checkout_url, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+         CASE WHEN $3 = 'failed' THEN now() END)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id, status
      )
-     SELECT safe_site_url FROM payment`,
+     INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+     SELECT id, NULL, status, $19 FROM payment`,
     [
-      payment.id,
+      payment.plan.transactionId,
       payment.groupId,
+      outcome.status,
       payment.amount,
       payment.currency,
       payment.customerEmail,
@@ -86,12 +111,15 @@ export async function insertPendingPayment(
       payment.successUrl,
       payment.cancelUrl,
       payment.webhookUrl,
-      payment.linkToken,
-      payment.expiresAt,
-      turn,
+      payment.plan.safeSite.id,
+      payment.plan.safeSite.url,
+      payment.plan.linkToken,
+      payment.plan.expiresAt,
+      processing ? outcome.processorSessionId : null,
+      processing ? outcome.processorCheckoutUrl : null,
+      processing ? "created" : outcome.reason,
     ],
   );
-  return row && { safeSiteUrl: row.safe_site_url };
 }
 
 export interface StatusUpdate {
@@ -318,22 +346,71 @@ export function listProcessorMismatches(q: Queryable, limit: number): Promise<Mi
   );
 }
 
+export interface KeyClaim {
+  groupId: string;
+  key: string;
+  fingerprint: string;
+  retentionSeconds: number;
+  leaseSeconds: number;
+  /** The plan for a fresh claim; the site is chosen in the statement, by `turn`. */
+  fresh: Omit<CreatePlan, "safeSite">;
+  turn: number;
+}
+
 /**
- * Takes an Idempotency-Key for a request: true when this request now owns it. A key older than
- * `retentionSeconds` is taken over as if new.
+ * Takes an Idempotency-Key and returns the plan this request must carry out, or undefined when
+ * another request holds the key. A key unused for `retentionSeconds` is taken as new; a key whose
+ * request died unanswered (its lease ran out) is taken over with its original plan.
  */
-export async function claimIdempotencyKey(
-  q: Queryable,
-  key: { groupId: string; key: string; fingerprint: string; retentionSeconds: number },
-): Promise<boolean> {
-  const claimed = await q.query(
-    `INSERT INTO idempotency_keys (group_id, key, request_hash) VALUES ($1, $2, $3)
-     ON CONFLICT (group_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
-       WHERE idempotency_keys.created_at < now() - make_interval(secs => $4)
-     RETURNING key`,
-    [key.groupId, key.key, key.fingerprint, key.retentionSeconds],
+export async function claimIdempotencyKey(q: Queryable, claim: KeyClaim): Promise<CreatePlan | undefined> {
+  const [row] = await q.query<{
+    transaction_id: string;
+    link_token: string;
+    link_expires_at: Date;
+    safe_site_id: string | null;
+    safe_site_url: string | null;
+  }>(
+    `WITH site AS (
+       SELECT id, url FROM (
+         SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
+         FROM safe_sites WHERE group_id = $1 AND is_active
+       ) sites WHERE turn = $9 % active
+     )
+     INSERT INTO idempotency_keys AS k (group_id, key, request_hash, transaction_id, link_token, link_expires_at,
+       safe_site_id, safe_site_url, locked_until)
+     VALUES ($1, $2, $3, $4, $5, $6, (SELECT id FROM site), (SELECT url FROM site), now() + make_interval(secs => $8))
+     ON CONFLICT (group_id, key) DO UPDATE SET
+       locked_until = EXCLUDED.locked_until,
+       request_hash = EXCLUDED.request_hash,
+       response = NULL,
+       created_at = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN now() ELSE k.created_at END,
+       transaction_id = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN EXCLUDED.transaction_id ELSE k.transaction_id END,
+       link_token = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN EXCLUDED.link_token ELSE k.link_token END,
+       link_expires_at = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN EXCLUDED.link_expires_at ELSE k.link_expires_at END,
+       safe_site_id = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN EXCLUDED.safe_site_id ELSE k.safe_site_id END,
+       safe_site_url = CASE WHEN k.created_at < now() - make_interval(secs => $7) THEN EXCLUDED.safe_site_url ELSE k.safe_site_url END
+     WHERE k.created_at < now() - make_interval(secs => $7)
+        OR (k.response IS NULL AND k.locked_until < now() AND k.request_hash = EXCLUDED.request_hash)
+     RETURNING transaction_id, link_token, link_expires_at, safe_site_id, safe_site_url`,
+    [
+      claim.groupId,
+      claim.key,
+      claim.fingerprint,
+      claim.fresh.transactionId,
+      claim.fresh.linkToken,
+      claim.fresh.expiresAt,
+      claim.retentionSeconds,
+      claim.leaseSeconds,
+      claim.turn,
+    ],
   );
-  return claimed.length === 1;
+  if (!row) return undefined;
+  return {
+    transactionId: row.transaction_id,
+    linkToken: row.link_token,
+    expiresAt: row.link_expires_at,
+    safeSite: row.safe_site_id && row.safe_site_url ? { id: row.safe_site_id, url: row.safe_site_url } : null,
+  };
 }
 
 export async function findIdempotencyKey(

@@ -112,7 +112,7 @@ describe("processor event intake", () => {
     );
     assert.deepEqual(
       changes.map((row) => row.to_status),
-      ["pending", "processing", "succeeded", "partially_refunded"],
+      ["processing", "succeeded", "partially_refunded"],
     );
   });
 
