@@ -1,51 +1,48 @@
-import { BlockList, isIPv4, isIPv6 } from "node:net";
+import ipaddr from "ipaddr.js";
+
+const v4FromParts = (high: number, low: number) =>
+  ipaddr.fromByteArray([high >> 8, high & 255, low >> 8, low & 255]) as ipaddr.IPv4;
 
 /**
- * Addresses no merchant URL may point at: the spec's list (localhost, 127.0.0.1, 0.0.0.0,
- * 169.254.169.254, 10.*, 172.*, 192.168.*) widened to whole ranges, because 127.0.0.2 or
- * 169.254.170.2 reach the same places, plus their IPv6 equivalents.
+ * Spec §4.2 lists localhost, 127.0.0.1, 0.0.0.0, 169.254.169.254, 10.*, 172.* and 192.168.*.
+ * Read as "nothing but the public internet": only global unicast passes (ipaddr.js's ranges),
+ * and every 172.* address is refused, as the spec's wording says.
  */
-const privateRanges = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  // The spec blocks every host starting with "172.", wider than RFC 1918's 172.16/12.
-  ["172.0.0.0", 8],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-] as const) {
-  privateRanges.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["64:ff9b::", 96],
-] as const) {
-  privateRanges.addSubnet(network, prefix, "ipv6");
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === "unicast" && address.octets[0] !== 172;
 }
 
-/** `::ffff:7f00:1` → `127.0.0.1`; anything else unchanged. */
-function unmapIPv4(address: string): string {
-  const mapped = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted?.[1]) return dotted[1];
-  if (!mapped?.[1] || !mapped[2]) return address;
-  const high = Number.parseInt(mapped[1], 16);
-  const low = Number.parseInt(mapped[2], 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+/** IPv6 forms that carry an IPv4 address inside; that address decides. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = address.parts;
+  const [, p1 = 0, p2 = 0, , , , p6 = 0, p7 = 0] = parts;
+  const range = address.range();
+  // ::a.b.c.d (IPv4-compatible, deprecated), ::ffff:a.b.c.d, ::ffff:0:a.b.c.d, 64:ff9b::a.b.c.d
+  if (parts.slice(0, 6).every((part) => part === 0)) return v4FromParts(p6, p7);
+  if (range === "ipv4Mapped" || range === "rfc6145" || (range === "rfc6052" && p2 === 0)) {
+    return v4FromParts(p6, p7);
+  }
+  return range === "6to4" ? v4FromParts(p1, p2) : null;
 }
 
-/** True for loopback, private, link-local, unique-local, CGNAT and unspecified addresses. */
+function isPublicIPv6(address: ipaddr.IPv6): boolean {
+  const inner = embeddedIPv4(address);
+  if (inner) return isPublicIPv4(inner);
+  return address.range() === "unicast";
+}
+
+/**
+ * True for every address that is not global unicast: loopback, private, link-local, unique-local,
+ * CGNAT, multicast, broadcast, reserved and unspecified, in either family, including IPv4 hidden
+ * in IPv6 (mapped, compatible, 6to4, NAT64) and the local-use NAT64 and Teredo prefixes.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const plain = unmapIPv4(address.replace(/^\[|\]$/g, ""));
-  if (isIPv4(plain)) return privateRanges.check(plain, "ipv4");
-  if (isIPv6(plain)) return privateRanges.check(plain, "ipv6");
-  return false;
+  const plain = address.replace(/^\[|\]$/g, "");
+  if (!ipaddr.isValid(plain)) return false;
+  const parsed = ipaddr.parse(plain);
+  return parsed.kind() === "ipv4"
+    ? !isPublicIPv4(parsed as ipaddr.IPv4)
+    : !isPublicIPv6(parsed as ipaddr.IPv6);
 }
 
 function isPrivateName(hostname: string): boolean {

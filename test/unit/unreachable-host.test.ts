@@ -31,6 +31,45 @@ describe("address classification", () => {
     }
   });
 
+  it("allows only global unicast: multicast, reserved and IPv4 hidden in IPv6 are refused too", () => {
+    for (const address of [
+      "224.0.0.1",
+      "239.255.255.250",
+      "240.0.0.1",
+      "255.255.255.255",
+      "192.0.0.5",
+      "198.18.0.1",
+      "172.200.0.1",
+      "::127.0.0.1",
+      "::7f00:1",
+      "::ffff:0:127.0.0.1",
+      "2002:7f00:1::1",
+      "2002:a9fe:a9fe::",
+      "64:ff9b::7f00:1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::1",
+      "fec0::1",
+      "ff02::1",
+      "2001::1",
+    ]) {
+      assert.equal(isPrivateAddress(address), true, address);
+    }
+    for (const address of ["64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"]) {
+      assert.equal(isPrivateAddress(address), false, address);
+    }
+    for (const url of [
+      "http://[::127.0.0.1]/x",
+      "http://[::ffff:0:127.0.0.1]/x",
+      "http://[2002:7f00:1::1]/x",
+      "http://[64:ff9b::a9fe:a9fe]/x",
+      "http://[fec0::1]/x",
+      "http://224.0.0.1/x",
+      "http://255.255.255.255/x",
+    ]) {
+      assert.equal(reachableUrl(url, []), null, url);
+    }
+  });
+
   it("accepts public http(s) URLs", () => {
     assert.ok(reachableUrl("https://shop.example.com/ok", []));
     assert.ok(reachableUrl("http://93.184.216.34:8080/x", []));
