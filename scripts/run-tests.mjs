@@ -24,7 +24,7 @@ const build = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: "inher
 if (build.status !== 0) process.exit(build.status ?? 1);
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
+  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...files],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);

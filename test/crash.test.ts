@@ -30,7 +30,7 @@ class HoldingProxy {
   constructor(private readonly target: string) {}
 
   async start(): Promise<string> {
-    this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       if (this.holding && incoming.method === "POST" && incoming.url === "/v1/checkout/sessions") {
         this.held += 1;
         return; // never answered: the service is killed while it waits
@@ -45,8 +45,9 @@ class HoldingProxy {
       );
       incoming.pipe(upstream);
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {

@@ -3,8 +3,9 @@ import { ApiError } from "./errors.ts";
 
 /** Deeper than any body the API accepts; deep enough nesting would overflow JSON.stringify. */
 const MAX_DEPTH = 32;
-/** Text PostgreSQL cannot store: NUL, and UTF-16 surrogates without their other half. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** UTF-16 surrogates without their other half, which PostgreSQL cannot store (nor NUL). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorable = (text: string) => text.includes("\u0000") || LONE_SURROGATE.test(text);
 
 /**
  * Refuses a parsed JSON body that could only fail later, deep in the database or a hash: too
@@ -16,7 +17,7 @@ export function assertStorableJson(body: unknown): void {
   while (pending.length > 0) {
     const [value, depth] = pending.pop() as [unknown, number];
     if (typeof value === "string") {
-      if (UNSTORABLE.test(value)) {
+      if (unstorable(value)) {
         throw new ApiError(
           "INVALID_REQUEST",
           "Strings must not contain NUL characters or unpaired surrogates",

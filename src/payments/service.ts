@@ -38,7 +38,6 @@ import {
   type NewPayment,
   type PaymentFilter,
   type PaymentRow,
-  type ProcessorReference,
   recordProcessorEvent,
   type StatusUpdate,
   updatePaymentStatus,

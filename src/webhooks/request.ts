@@ -5,7 +5,7 @@ export const USER_AGENT = "Service-Webhook/1.0";
 
 export type DeliveryToSign = Pick<
   ClaimedDelivery,
-  | "id"
+  | "event_id"
   | "event"
   | "payment_id"
   | "payload"
@@ -54,9 +54,10 @@ export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
     "x-service-event": delivery.event,
     "x-service-transaction": delivery.payment_id,
     "x-service-timestamp": delivery.sent_timestamp,
-    "webhook-id": delivery.id,
+    // The event's id: the same on every attempt and every resend (Standard Webhooks, DESIGN §2).
+    "webhook-id": delivery.event_id,
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": signWebhook(secrets, delivery.id, timestampSeconds, body),
+    "webhook-signature": signWebhook(secrets, delivery.event_id, timestampSeconds, body),
   };
   return { headers, body };
 }

@@ -73,6 +73,8 @@ export class WebhookService {
     );
     return events.map((event) => ({
       id: event.id,
+      /** The `webhook-id` header of every delivery of this event. */
+      eventId: event.id,
       event: event.event,
       status: event.status,
       transactionId: event.payment_id,

@@ -145,8 +145,12 @@ export async function insertRedelivery(
   return rows.length === 1;
 }
 
+/** The error recorded for an attempt whose sender stopped before it could record the outcome. */
+export const INTERRUPTED_ATTEMPT = "interrupted: the sending instance stopped before recording this attempt";
+
 export interface ClaimedDelivery {
   id: string;
+  event_id: string;
   url: string;
   destination: string;
   attempts: number;
@@ -180,7 +184,8 @@ export interface ClaimRequest {
 export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   return q.query<ClaimedDelivery>(
     `WITH locked AS (
-       SELECT id, destination, next_attempt_at FROM webhook_deliveries
+       SELECT id, destination, next_attempt_at, attempts, locked_until IS NOT NULL AS interrupted
+       FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
          AND NOT (destination = ANY($2::text[]))
        ORDER BY next_attempt_at
@@ -190,6 +195,11 @@ export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise
        SELECT locked.id,
          row_number() OVER (PARTITION BY locked.destination ORDER BY locked.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
        FROM locked LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+     ), interrupted AS (
+       -- A lease that ran out unrecorded: the instance died mid-attempt. The log says so.
+       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+       SELECT locked.id, locked.attempts, now(), NULL, $8, 0
+       FROM locked JOIN ranked USING (id) WHERE locked.interrupted AND ranked.slot <= $7
      )
      UPDATE webhook_deliveries d SET
        locked_until = now() + make_interval(secs => $5::double precision / 1000),
@@ -197,7 +207,7 @@ export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise
        sent_timestamp = COALESCE(d.sent_timestamp, $6)
      FROM ranked, webhook_events e JOIN groups g ON g.id = e.group_id
      WHERE d.id = ranked.id AND ranked.slot <= $7 AND e.id = d.event_id
-     RETURNING d.id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
+     RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
        e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
     [
       request.limit,
@@ -207,6 +217,7 @@ export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise
       request.leaseMs,
       request.sentTimestamp,
       request.perDestinationLimit,
+      INTERRUPTED_ATTEMPT,
     ],
   );
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:net";
 
 /**
  * The service in its own process: `npm start`'s compiled JavaScript (npm test builds it first),
@@ -46,3 +47,10 @@ export const logLines = (stdout: string): Record<string, unknown>[] =>
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** A port something else already holds. */
+export async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}

@@ -9,7 +9,7 @@ const secret = () => `whsec_${randomBytes(32).toString("base64")}`;
 const now = new Date("2026-03-01T12:00:00Z");
 
 const delivery = (overrides: Partial<Parameters<typeof buildRequest>[0]> = {}) => ({
-  id: "7b0c8d52-6a3e-4f1b-9c2d-0e1f2a3b4c5d",
+  event_id: "7b0c8d52-6a3e-4f1b-9c2d-0e1f2a3b4c5d",
   event: "payment.completed",
   payment_id: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
   payload: {
@@ -43,7 +43,7 @@ describe("webhook request building and signing", () => {
   it("is verified by the standardwebhooks library, and a forged body is not", () => {
     const target = delivery();
     const request = buildRequest(target, new Date());
-    assert.equal(request.headers["webhook-id"], target.id);
+    assert.equal(request.headers["webhook-id"], target.event_id);
     assert.ok(verify(target.webhook_secret, request));
     assert.throws(() =>
       verify(target.webhook_secret, { ...request, body: request.body.replace("succeeded", "failed") }),

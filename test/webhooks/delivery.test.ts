@@ -296,6 +296,10 @@ describe("webhook delivery (spec §6)", () => {
     await waitFor(async () => (bodiesFor("/400", id).length === 2 ? true : undefined));
     const after = (await service.api(group, "GET", `/api/v1/payments/${id}/events`)).body.data;
     assert.equal(after[0].deliveries.length, 2);
+    // A resend is the same message: the same webhook-id, which the events API shows as eventId.
+    assert.equal(after[0].eventId, events[0].id);
+    const ids = bodiesFor("/400", id).map((request) => request.headers["webhook-id"]);
+    assert.deepEqual(ids, [after[0].eventId, after[0].eventId]);
 
     const feed = (await service.api(group, "GET", `/api/v1/events?since=${encodeURIComponent(since)}`)).body
       .data;

@@ -6,7 +6,11 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, postgresDatabase } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
-import { insertEventsWithDeliveries } from "../../src/webhooks/store.ts";
+import {
+  claimDueDeliveries,
+  INTERRUPTED_ATTEMPT,
+  insertEventsWithDeliveries,
+} from "../../src/webhooks/store.ts";
 import { createTestDatabase, onPostgres } from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
@@ -59,6 +63,62 @@ describe("webhook durability and fairness", () => {
       try {
         await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
         assert.equal(JSON.parse(receiver.received[0]?.body ?? "{}").transactionId, created.transactionId);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await receiver.stop();
+      await database.remove();
+    }
+  });
+
+  it("an attempt whose instance died before recording it is logged as interrupted, then retried", async () => {
+    const receiver = new Receiver({ "/hook": () => 200 });
+    await receiver.start();
+    const database = await durableDatabase();
+    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1" };
+    try {
+      const first = await startTestService(env, { db: await database.open(), workers: false });
+      const group = await first.createGroup();
+      await queueDeliveries(first, group, `${receiver.url}/hook`, 1);
+      // What a dispatcher does before sending, with a lease that runs out at once; then it "dies".
+      const [claimed] = await claimDueDeliveries(first.services.db, {
+        limit: 1,
+        saturated: [],
+        inFlight: [],
+        perDestinationLimit: 1,
+        leaseMs: 1,
+        sentTimestamp: new Date().toISOString(),
+      });
+      assert.ok(claimed);
+      await first.close();
+      await sleep(50);
+
+      const second = await startTestService(env, { db: await database.open() });
+      try {
+        await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
+        const events = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
+          .data;
+        const attempts = events[0].deliveries[0].attempts;
+        await waitFor(async () => {
+          const now = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
+            .data;
+          return now[0].deliveries[0].attempts.length === 2 ? true : undefined;
+        });
+        const logged = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
+          .data[0].deliveries[0].attempts;
+        assert.ok(attempts.length >= 1);
+        assert.deepEqual(
+          logged.map((attempt: { attempt: number; error: string | null; statusCode: number | null }) => [
+            attempt.attempt,
+            attempt.error,
+            attempt.statusCode,
+          ]),
+          [
+            [1, INTERRUPTED_ATTEMPT, null],
+            [2, null, 200],
+          ],
+        );
       } finally {
         await second.close();
       }

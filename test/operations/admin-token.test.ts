@@ -1,0 +1,89 @@
+// How the service behaves for the people who run it (issue 9): start-up failures that say what is
+// wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { occupiedPort, startProcess } from "../helpers/process.ts";
+
+const run = promisify(execFile);
+
+describe("the admin token cannot be lost", () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "checkout-token-"));
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  const tokenIn = (stdout: string) => /Admin token .*: (adm_\S+)/.exec(stdout)?.[1];
+
+  it("is shown again after a first start that failed, until it is used; reset-token replaces it", async () => {
+    const taken = await occupiedPort();
+    const failed = startProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: "", PORT: String(taken.port) });
+    assert.equal(await failed.exited, 1);
+    taken.server.close();
+
+    const second = startProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: "" });
+    const url = await second.started;
+    const token = tokenIn(second.output().stdout);
+    assert.ok(token, "the unused token is shown again");
+    const groups = await fetch(`${url}/admin/v1/groups`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Used" }),
+    });
+    assert.equal(groups.status, 201);
+    second.child.kill("SIGTERM");
+    assert.equal(await second.exited, 0);
+
+    const third = startProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: "" });
+    await third.started;
+    assert.equal(tokenIn(third.output().stdout), undefined, "a used token is not shown again");
+    third.child.kill("SIGTERM");
+    await third.exited;
+
+    const reset = await run(process.execPath, ["bin/checkout.js", "admin", "reset-token", "--json"], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", ADMIN_TOKEN: "" },
+    });
+    const fresh = JSON.parse(reset.stdout).adminToken as string;
+    assert.match(fresh, /^adm_/);
+    const fourth = startProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: "" });
+    const fourthUrl = await fourth.started;
+    const as = (bearer: string) =>
+      fetch(`${fourthUrl}/admin/v1/reconciliation`, { headers: { authorization: `Bearer ${bearer}` } });
+    assert.equal((await as(token)).status, 401, "the old token is refused");
+    assert.equal((await as(fresh)).status, 200);
+    fourth.child.kill("SIGTERM");
+    await fourth.exited;
+  });
+
+  it("outside the sandbox: no demo group, and the token only in a 0600 file whose path is logged", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "checkout-stripe-"));
+    try {
+      const started = startProcess({
+        DATA_DIR: dir,
+        ADMIN_TOKEN: "",
+        PROCESSOR: "stripe",
+        STRIPE_SECRET_KEY: "sk_test_unused",
+        STRIPE_WEBHOOK_SECRET: "whsec_unused",
+      });
+      await started.started;
+      const { stdout, stderr } = started.output();
+      const path = join(dir, "admin-token");
+      const file = await readFile(path, "utf8");
+      const token = /ADMIN_TOKEN=(adm_\S+)/.exec(file)?.[1];
+      assert.ok(token);
+      assert.equal((await stat(path)).mode & 0o777, 0o600);
+      assert.ok(!stdout.includes(token) && !stderr.includes(token), "the token never reaches the log stream");
+      assert.ok(stdout.includes(path), "its path is logged");
+      assert.doesNotMatch(stdout, /Secret key:|sk_[A-Za-z0-9_-]{20}/, "no demo keys");
+      started.child.kill("SIGTERM");
+      await started.exited;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,72 @@
+// How the service behaves for the people who run it (issue 9): start-up failures that say what is
+// wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { logLines, occupiedPort, startProcess } from "../helpers/process.ts";
+
+async function failsWith(env: Record<string, string>, message: RegExp) {
+  const started = startProcess(env);
+  assert.equal(await started.exited, 1);
+  const { stderr } = started.output();
+  assert.match(stderr, message);
+  assert.equal(stderr.trim().split("\n").length, 1, `one line, got: ${stderr}`);
+}
+
+describe("start-up failures name what is wrong, in one line", () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "checkout-ops-"));
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("bad settings", async () => {
+    await failsWith(
+      { DATA_DIR: dataDir, DATABASE_URL: "notaurl" },
+      /DATABASE_URL is not valid.*postgres:\/\//,
+    );
+    await failsWith({ DATA_DIR: dataDir, DATABASE_URL: "mysql://u:secret@db/x" }, /DATABASE_URL .*mysql:/);
+    await failsWith({ DATA_DIR: dataDir, LOG_LEVEL: "loud" }, /LOG_LEVEL="loud" .*one of fatal, error, warn/);
+    await failsWith(
+      {
+        DATA_DIR: dataDir,
+        PROCESSOR: "stripe",
+        STRIPE_SECRET_KEY: "sk_x",
+        STRIPE_WEBHOOK_SECRET: "whsec_x",
+        CHECKOUT_TTL_SECONDS: "60",
+      },
+      /CHECKOUT_TTL_SECONDS="60" .*1800 to 86400 with PROCESSOR=stripe/,
+    );
+  });
+
+  it("a taken port, named by the variable that chose it", async () => {
+    const taken = await occupiedPort();
+    try {
+      await failsWith(
+        { DATA_DIR: dataDir, PORT: String(taken.port), SANDBOX_PORT: "0" },
+        new RegExp(`PORT=${taken.port} is already in use`),
+      );
+      await failsWith(
+        { DATA_DIR: dataDir, PORT: "0", SANDBOX_PORT: String(taken.port) },
+        new RegExp(`SANDBOX_PORT=${taken.port} is already in use`),
+      );
+    } finally {
+      taken.server.close();
+    }
+  });
+
+  it("PostgreSQL that never answers: a line per try, then a clear exit", async () => {
+    const started = startProcess({
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/checkout",
+      DATABASE_CONNECT_TIMEOUT_SECONDS: "2",
+    });
+    assert.equal(await started.exited, 1);
+    const { stdout, stderr } = started.output();
+    const tries = logLines(stdout).filter((line) => /PostgreSQL is not reachable yet/.test(String(line.msg)));
+    assert.ok(tries.length >= 1, stdout);
+    assert.match(stderr, /^checkout: the database is not reachable/);
+    assert.equal(stderr.trim().split("\n").length, 1, stderr);
+  });
+});
