@@ -168,7 +168,13 @@ async function startService(env: Record<string, string>): Promise<Service> {
   // The processor runs in its own process, as Stripe would, so its work is not charged to the service.
   start(
     "src/cli/main.ts",
-    { SANDBOX_PORT: String(sandboxPort), PUBLIC_URL: url, STRIPE_WEBHOOK_SECRET, LOG_LEVEL: "warn" },
+    {
+      SANDBOX_PORT: String(sandboxPort),
+      PUBLIC_URL: url,
+      STRIPE_WEBHOOK_SECRET,
+      STRIPE_SECRET_KEY: "sk_test_bench",
+      LOG_LEVEL: "warn",
+    },
     [],
     ["sandbox"],
   );

@@ -1,6 +1,6 @@
 // The composition root: builds every service once and registers each module as a Fastify plugin.
 // Nothing else wires modules together.
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import rateLimit from "@fastify/rate-limit";
@@ -38,6 +38,7 @@ import processorIntakeRoute from "./processor/intake.ts";
 import type { Processor } from "./processor/processor.ts";
 import { stripeProcessor } from "./processor/stripe-processor.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
+import { insertSettingIfAbsent, readSetting } from "./settings/store.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
 import failedDeliveriesRoute from "./webhooks/routes/failed-deliveries.ts";
@@ -211,6 +212,14 @@ async function registerRoutes(
   await app.register(processorIntakeRoute, { processor: services.processor, payments });
 }
 
+const isLocalUrl = (url: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(new URL(url).hostname);
+
+/** The sandbox's event-signing secret: random, made on first use and kept with the data. */
+async function sandboxSigningSecret(db: Database): Promise<string> {
+  await insertSettingIfAbsent(db, "sandbox_webhook_secret", `whsec_${randomBytes(32).toString("base64")}`);
+  return (await readSetting(db, "sandbox_webhook_secret")) as string;
+}
+
 /** Listens on `port`, naming the variable that chose it when the port is taken. */
 async function listenOn(app: FastifyInstance, variable: string, port: number, host: string): Promise<string> {
   try {
@@ -273,21 +282,34 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let serviceUrl: string | undefined;
     let sandbox: Sandbox | undefined;
     let sandboxUrl: string | undefined;
+    let processorKeys = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret };
     if (config.processor === "sandbox" && !options.processor) {
+      // Never a well-known secret: what signs the sandbox's events is made per installation.
+      const secretKey = config.stripeSecretKey ?? `sk_test_${randomBytes(18).toString("base64url")}`;
+      const webhookSecret = config.stripeWebhookSecret ?? (await sandboxSigningSecret(db));
+      processorKeys = { secretKey, webhookSecret };
       sandbox = await createSandbox({
         eventsUrl: () => serviceUrl && `${serviceUrl}/processor/webhooks/stripe`,
-        webhookSecret: config.stripeWebhookSecret,
+        webhookSecret,
+        apiKey: secretKey,
         logLevel: config.logLevel,
       });
       const sandboxApp = sandbox.app;
       stoppers.push(() => sandboxApp.close());
-      sandboxUrl = await listenOn(sandboxApp, "SANDBOX_PORT", config.sandboxPort, config.host);
+      sandboxUrl = await listenOn(sandboxApp, "SANDBOX_PORT", config.sandboxPort, config.sandboxHost);
+      if (!isLocalUrl(config.publicUrl)) {
+        app.log.warn(
+          { publicUrl: config.publicUrl },
+          "THE SANDBOX PROCESSOR IS RUNNING while PUBLIC_URL is not local: no real money moves and any " +
+            "payment can be completed by hand. Set PROCESSOR=stripe for a real installation.",
+        );
+      }
     }
     const processor =
       options.processor ??
       stripeProcessor({
-        secretKey: config.stripeSecretKey,
-        webhookSecret: config.stripeWebhookSecret,
+        secretKey: processorKeys.secretKey ?? "",
+        webhookSecret: processorKeys.webhookSecret ?? "",
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 

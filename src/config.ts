@@ -17,8 +17,10 @@ export interface Config {
   adminToken: string | undefined;
   processor: ProcessorMode;
   sandboxPort: number;
-  stripeSecretKey: string;
-  stripeWebhookSecret: string;
+  sandboxHost: string;
+  /** Unset in sandbox mode: the sandbox then makes its own per installation. */
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
   stripeApiUrl: string | undefined;
   checkoutTtlSeconds: number;
   idempotencyLeaseSeconds: number;
@@ -126,6 +128,7 @@ export const ENVIRONMENT_VARIABLES = [
   "ADMIN_TOKEN",
   "PROCESSOR",
   "SANDBOX_PORT",
+  "SANDBOX_HOST",
   "STRIPE_SECRET_KEY",
   "STRIPE_WEBHOOK_SECRET",
   "STRIPE_API_URL",
@@ -176,9 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     processor,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
-    // The sandbox accepts any key; these defaults only make the embedded setup start with no settings.
-    stripeSecretKey: env.STRIPE_SECRET_KEY || "sk_test_sandbox",
-    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || "whsec_sandbox_default_secret",
+    // Loopback unless told otherwise: the sandbox has no auth on its simulation endpoints.
+    sandboxHost: env.SANDBOX_HOST || "127.0.0.1",
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
     stripeApiUrl: env.STRIPE_API_URL ? httpUrl("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
     checkoutTtlSeconds,
     idempotencyLeaseSeconds: integer(env, "IDEMPOTENCY_LEASE_SECONDS", 90, 1, 86400),

@@ -66,6 +66,7 @@ describe("a crash while the processor answers a create", () => {
     sandbox = await createSandbox({
       eventsUrl: () => undefined,
       webhookSecret: WEBHOOK_SECRET,
+      apiKey: "sk_test_crash",
       logLevel: "silent",
     });
     await sandbox.app.listen({ port: 0, host: "127.0.0.1" });

@@ -131,12 +131,16 @@ async function run() {
   }
   if (command === "sandbox") {
     const config = loadConfig();
+    // Alone, the sandbox shares its keys with the service through the environment.
+    const webhookSecret = config.stripeWebhookSecret ?? fail("checkout sandbox needs STRIPE_WEBHOOK_SECRET");
+    const apiKey = config.stripeSecretKey ?? fail("checkout sandbox needs STRIPE_SECRET_KEY");
     const sandbox = await createSandbox({
       eventsUrl: () => `${config.publicUrl}/processor/webhooks/stripe`,
-      webhookSecret: config.stripeWebhookSecret,
+      webhookSecret,
+      apiKey,
       logLevel: config.logLevel,
     });
-    await sandbox.app.listen({ port: config.sandboxPort, host: config.host });
+    await sandbox.app.listen({ port: config.sandboxPort, host: config.sandboxHost });
     const stop = () => void sandbox.app.close().then(() => process.exit(0));
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);

@@ -1,16 +1,12 @@
 import type { FastifyRequest } from "fastify";
 import type { Database, Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
+import { deleteSetting, insertSettingIfAbsent, readSetting, writeSetting } from "../settings/store.ts";
 import { hashSecret, newAdminToken, secretMatches } from "./secrets.ts";
-import {
-  ADMIN_TOKEN_CHANNEL,
-  deleteSetting,
-  insertSettingIfAbsent,
-  readSetting,
-  writeSetting,
-} from "./store.ts";
 
 const HASH = "admin_token_hash";
+/** NOTIFY channel telling every instance the admin token was replaced. */
+const ADMIN_TOKEN_CHANNEL = "admin_token_changed";
 /** A generated token nobody has used yet, kept so every start can show it until it is used. */
 const UNCLAIMED = "admin_token_unclaimed";
 

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import qs from "qs";
 import { EventSender } from "./events.ts";
@@ -9,6 +10,8 @@ export interface SandboxOptions {
   /** Where signed events go: the service's /processor/webhooks/stripe. */
   eventsUrl: () => string | undefined;
   webhookSecret: string;
+  /** The one secret key the API accepts, as Stripe accepts only an account's own keys. */
+  apiKey: string;
   logLevel?: string;
   eventRetryDelaysMs?: number[];
 }
@@ -23,6 +26,14 @@ export interface Sandbox {
 type FormBody = Record<string, unknown>;
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+function isHttpUrl(value: string | undefined): value is string {
+  try {
+    return value !== undefined && ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
 
 function stripeError(reply: FastifyReply, statusCode: number, message: string, code?: string) {
   const type = statusCode === 401 ? "authentication_error" : "invalid_request_error";
@@ -76,7 +87,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // --- Stripe REST subset ---------------------------------------------------------------
   app.register(async (api) => {
     api.addHook("onRequest", async (request, reply) => {
-      if (!/^Bearer sk_\S+$/.test(request.headers.authorization ?? "")) {
+      const given = Buffer.from(request.headers.authorization ?? "");
+      const expected = Buffer.from(`Bearer ${options.apiKey}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return stripeError(reply, 401, "Invalid API Key provided");
       }
     });
@@ -117,8 +130,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           "parameter_invalid_integer",
         );
       }
-      if (!successUrl || !cancelUrl)
-        return stripeError(reply, 400, "success_url and cancel_url are required", "url_invalid");
+      // Rendered as a link and followed as a redirect: only http(s), as Stripe requires.
+      if (!isHttpUrl(successUrl) || !isHttpUrl(cancelUrl)) {
+        return stripeError(reply, 400, "success_url and cancel_url must be http(s) URLs", "url_invalid");
+      }
       return idempotent(request, () => {
         const id = sandboxId("cs");
         const expiresAt = Number(str(body.expires_at) ?? nowSeconds() + 86400);

@@ -77,6 +77,8 @@ export async function startTestService(
     WEBHOOK_TIMEOUT_MS: "1000",
     FALLBACK_URL: "https://fallback.example.com",
     SHUTDOWN_GRACE_SECONDS: "0",
+    // The sandbox accepts only its account's key; tests that call its API directly use this one.
+    STRIPE_SECRET_KEY: "sk_test_suite",
     ...env,
   });
   const db = options.db ?? (await createTestDatabase()).db;

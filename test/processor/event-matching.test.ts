@@ -25,8 +25,12 @@ describe("processor events are checked against the payment they name", () => {
     });
     victim = await service.createGroup({ name: "Victim" });
     const sandbox = new URL(service.sandboxUrl as string);
-    // Anyone with a key to the same processor account: here, the sandbox's API.
-    stripe = new Stripe("sk_test_attacker", { host: sandbox.hostname, port: sandbox.port, protocol: "http" });
+    // Anyone with a key to the same processor account (another integration sharing it).
+    stripe = new Stripe(service.config.stripeSecretKey as string, {
+      host: sandbox.hostname,
+      port: sandbox.port,
+      protocol: "http",
+    });
   });
   after(async () => {
     await service.close();

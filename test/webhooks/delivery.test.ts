@@ -267,7 +267,7 @@ describe("webhook delivery (spec §6)", () => {
       `${service.sandboxUrl}/v1/checkout/sessions/${expiring.sessionId}/expire`,
       {
         method: "POST",
-        headers: { authorization: "Bearer sk_test_x" },
+        headers: { authorization: `Bearer ${service.config.stripeSecretKey}` },
       },
     );
     assert.equal(stripeExpire.status, 200);
