@@ -24,6 +24,7 @@ import authTestRoute from "./merchants/routes/auth-test.ts";
 import groupRoutes from "./merchants/routes/groups.ts";
 import keyRoutes from "./merchants/routes/keys.ts";
 import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
+import { hashSecret } from "./merchants/secrets.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";
@@ -107,7 +108,7 @@ function buildServices(
 ): Omit<Services, "metrics"> & { metrics: Metrics } {
   const outbox = new WebhookOutbox();
   const webhooks = new WebhookService(db, outbox);
-  const merchantAuth = new MerchantAuthenticator(db);
+  const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   return {
     config,
     db,
@@ -146,7 +147,10 @@ async function registerRoutes(
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
   });
-  await app.register(metricsRoutes, { metrics });
+  await app.register(metricsRoutes, {
+    metrics,
+    tokenHash: config.metricsToken ? hashSecret(config.metricsToken) : undefined,
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -162,7 +166,17 @@ async function registerRoutes(
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    // Its own scripts and styles only, and never inside someone else's frame.
+    staticCSP: true,
+    transformStaticCSP: (header) => `${header}; frame-ancestors 'none'`,
+    uiHooks: {
+      onRequest: async (_request, reply) => {
+        reply.header("x-frame-options", "DENY");
+      },
+    },
+  });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { db: services.db, version: config.version, redis, isDraining });

@@ -15,6 +15,7 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
+  metricsToken: string | undefined;
   processor: ProcessorMode;
   sandboxPort: number;
   sandboxHost: string;
@@ -30,6 +31,7 @@ export interface Config {
   allowedPrivateHosts: string[];
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
+  authFailuresPerMinute: number;
   expirySweepIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: string;
@@ -126,6 +128,7 @@ export const ENVIRONMENT_VARIABLES = [
   "DATA_DIR",
   "REDIS_URL",
   "ADMIN_TOKEN",
+  "METRICS_TOKEN",
   "PROCESSOR",
   "SANDBOX_PORT",
   "SANDBOX_HOST",
@@ -140,6 +143,7 @@ export const ENVIRONMENT_VARIABLES = [
   "ALLOWED_PRIVATE_HOSTS",
   "RATE_LIMIT_MAX",
   "RATE_LIMIT_WINDOW_SECONDS",
+  "AUTH_FAILURES_PER_MINUTE",
   "EXPIRY_SWEEP_INTERVAL_MS",
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
@@ -177,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: env.DATA_DIR || "./data",
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
     processor,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
     // Loopback unless told otherwise: the sandbox has no auth on its simulation endpoints.
@@ -195,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       .filter(Boolean),
     rateLimitMax: integer(env, "RATE_LIMIT_MAX", 300, 1),
     rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+    authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 1),
     expirySweepIntervalMs: integer(env, "EXPIRY_SWEEP_INTERVAL_MS", 5000, 10),
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),

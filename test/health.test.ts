@@ -38,5 +38,7 @@ describe("health and API description", () => {
     const docs = await service.request("GET", "/docs/");
     assert.equal(docs.status, 200);
     assert.match(String(docs.body), /swagger/i);
+    assert.equal(docs.headers.get("x-frame-options"), "DENY");
+    assert.match(docs.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
   });
 });

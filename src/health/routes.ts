@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
 import type { Database } from "../db/database.ts";
 import type { RedisLink } from "../http/rate-limit-store.ts";
 import { pingDatabase } from "./store.ts";
@@ -7,7 +7,7 @@ const HEALTH_TIMEOUT_MS = 2000;
 
 type DatabaseCheck = { ok: true; latencyMs: number } | { ok: false; error: string };
 
-async function checkDatabase(db: Database): Promise<DatabaseCheck> {
+async function checkDatabase(db: Database, log: FastifyBaseLogger): Promise<DatabaseCheck> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -19,7 +19,9 @@ async function checkDatabase(db: Database): Promise<DatabaseCheck> {
     ]);
     return { ok: true, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { ok: false, error: (error as Error).message.replace(/^database unavailable: /, "") };
+    // The detail (host names, server messages) is for the operator's log, not a public endpoint.
+    log.warn({ reason: (error as Error).message }, "health check: database unavailable");
+    return { ok: false, error: "database unavailable" };
   } finally {
     clearTimeout(timer);
   }
@@ -38,7 +40,7 @@ export interface HealthOptions {
 const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, version, redis, isDraining }) => {
   const schema = { tags: ["health"], security: [] };
   app.get("/health", { schema: { ...schema, summary: "Full health check" } }, async (_request, reply) => {
-    const database = await checkDatabase(db);
+    const database = await checkDatabase(db, app.log);
     const body = {
       status: database.ok ? "ok" : "unhealthy",
       timestamp: new Date().toISOString(),
@@ -57,7 +59,7 @@ const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, versio
   app.get("/health/live", { schema: { ...schema, summary: "Liveness" } }, async () => ({ status: "ok" }));
   app.get("/health/ready", { schema: { ...schema, summary: "Readiness" } }, async (_request, reply) => {
     if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down" });
-    const database = await checkDatabase(db);
+    const database = await checkDatabase(db, app.log);
     return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready" });
   });
 };

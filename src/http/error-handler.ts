@@ -88,6 +88,8 @@ export function installErrorEnvelope(app: FastifyInstance): void {
       request.log.error({ err: error, code: apiError.code }, "request failed");
     }
     if (apiError.statusCode === 503) reply.header("retry-after", RETRY_AFTER_SECONDS);
+    // The rate-limit plugin sets its own; a 429 raised elsewhere (failed sign-ins) gets a window.
+    if (apiError.statusCode === 429 && !reply.hasHeader("retry-after")) reply.header("retry-after", "60");
     reply.code(apiError.statusCode).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {

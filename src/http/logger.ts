@@ -10,6 +10,9 @@ export const REDACTED_PATHS = [
   "adminToken",
 ];
 
+const LINK_PATH = /^\/(pay|return)\/[^/?#]+/;
+export const withoutLinkToken = (url: string): string => url.replace(LINK_PATH, "/$1/[token]");
+
 /** JSON lines for machines; on a terminal, readable lines (pino-pretty, in a worker thread). */
 export function loggerOptions(
   level: string,
@@ -18,6 +21,14 @@ export function loggerOptions(
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    serializers: {
+      // A payment link's token is as good as the link: never in the log.
+      req: (request: { method: string; url: string; id: string }) => ({
+        method: request.method,
+        url: withoutLinkToken(request.url),
+        id: request.id,
+      }),
+    },
     ...(pretty && {
       transport: {
         target: "pino-pretty",

@@ -60,9 +60,8 @@ export class RedisLink {
   }
 
   state(): RedisState {
-    return this.ready
-      ? { status: "ok" }
-      : { status: "unavailable", error: this.lastError ?? this.redis.status };
+    // The reason is in the log (see the constructor); /health is public, so it says only this.
+    return this.ready ? { status: "ok" } : { status: "unavailable", error: "Redis unreachable" };
   }
 }
 

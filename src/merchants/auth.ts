@@ -20,6 +20,9 @@ const DECOY_HASH = hashSecret("decoy");
 const KEY_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX_ENTRIES = 10_000;
+/** Unknown public keys are remembered briefly, so guessing costs no query and times like a hit. */
+const UNKNOWN_TTL_MS = 10_000;
+const FAILURE_WINDOW_MS = 60_000;
 
 const unauthorized = () => new ApiError("UNAUTHORIZED", "Missing or invalid API keys");
 
@@ -29,7 +32,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 interface KnownKey {
-  groupId: string;
+  /** Null for a public key that does not exist (or is revoked). */
+  groupId: string | null;
   secretHash: Buffer;
   expiresAt: number;
 }
@@ -41,19 +45,28 @@ interface KnownKey {
  */
 export class MerchantAuthenticator {
   private readonly known = new Map<string, KnownKey>();
+  private readonly failures = new Map<string, { count: number; since: number }>();
+  /** Bumped by every revocation: a lookup that began before one must not fill the cache. */
+  private generation = 0;
   private unlisten: (() => Promise<void>) | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Failed authentications allowed per client address per minute before it gets 429. */
+    private readonly failuresPerMinute: number,
+  ) {}
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(API_KEYS_CHANNEL, (publicKey) => {
       // No payload means the listener reconnected and may have missed some: forget everything.
+      this.generation += 1;
       if (publicKey) this.known.delete(publicKey);
       else this.known.clear();
     });
   }
 
   readonly forget = (publicKey: string): void => {
+    this.generation += 1;
     this.known.delete(publicKey);
   };
 
@@ -61,31 +74,60 @@ export class MerchantAuthenticator {
     await this.unlisten?.();
   }
 
-  private async lookup(publicKey: string): Promise<KnownKey | undefined> {
+  private async lookup(publicKey: string): Promise<KnownKey> {
     const cached = this.known.get(publicKey);
     if (cached && cached.expiresAt > Date.now()) return cached;
+    const generation = this.generation;
     const row = await findActiveApiKey(this.db, publicKey);
-    if (!row) {
-      this.known.delete(publicKey);
-      return undefined;
-    }
-    const key = {
-      groupId: row.group_id,
-      secretHash: Buffer.from(row.secret_hash),
-      expiresAt: Date.now() + CACHE_TTL_MS,
-    };
+    const key: KnownKey = row
+      ? {
+          groupId: row.group_id,
+          secretHash: Buffer.from(row.secret_hash),
+          expiresAt: Date.now() + CACHE_TTL_MS,
+        }
+      : { groupId: null, secretHash: DECOY_HASH, expiresAt: Date.now() + UNKNOWN_TTL_MS };
+    // A revocation that arrived while we read must win: this answer may predate it.
+    if (generation !== this.generation) return row ? { ...key, expiresAt: 0 } : key;
     if (this.known.size >= CACHE_MAX_ENTRIES) this.known.delete(this.known.keys().next().value as string);
     this.known.set(publicKey, key);
     return key;
   }
 
+  /** Too many failures from one address: refused before any lookup, with a retry time. */
+  private checkFailureBudget(address: string): void {
+    const entry = this.failures.get(address);
+    if (!entry || Date.now() - entry.since > FAILURE_WINDOW_MS) return;
+    if (entry.count >= this.failuresPerMinute) {
+      throw new ApiError(
+        "RATE_LIMIT_EXCEEDED",
+        "Too many failed authentications from this address; retry later",
+      );
+    }
+  }
+
+  private recordFailure(address: string): void {
+    const now = Date.now();
+    const entry = this.failures.get(address);
+    if (!entry || now - entry.since > FAILURE_WINDOW_MS) {
+      if (this.failures.size >= CACHE_MAX_ENTRIES)
+        this.failures.delete(this.failures.keys().next().value as string);
+      this.failures.set(address, { count: 1, since: now });
+    } else {
+      entry.count += 1;
+    }
+  }
+
   async authenticate(request: FastifyRequest): Promise<Merchant> {
+    this.checkFailureBudget(request.ip);
     const publicKey = header(request, "x-public-key");
     const secretKey = header(request, "x-secret-key");
-    if (!publicKey || !secretKey) throw unauthorized();
-    const key = await this.lookup(publicKey);
-    const matches = secretMatches(secretKey, key ? key.secretHash : DECOY_HASH);
-    if (!key || !matches) throw unauthorized();
-    return { groupId: key.groupId, publicKey };
+    // Known and unknown keys take the same path: one cached lookup and one constant-time compare.
+    const key = publicKey ? await this.lookup(publicKey) : undefined;
+    const matches = secretMatches(secretKey ?? "", key?.secretHash ?? DECOY_HASH);
+    if (!key?.groupId || !secretKey || !matches) {
+      this.recordFailure(request.ip);
+      throw unauthorized();
+    }
+    return { groupId: key.groupId, publicKey: publicKey as string };
   }
 }

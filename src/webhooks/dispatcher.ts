@@ -154,6 +154,9 @@ export class WebhookDispatcher {
     const attemptedAt = new Date();
     const { headers, body } = buildRequest(delivery, attemptedAt);
     const result = await this.sender.send(delivery.url, headers, body);
+    if (result.detail) {
+      this.log.warn({ deliveryId: delivery.id, reason: result.detail }, "webhook destination refused");
+    }
     const delays = this.config.webhookRetryDelaysMs;
     const retryDelay = result.outcome === "retry" ? delays[delivery.attempts - 1] : undefined;
     const state =

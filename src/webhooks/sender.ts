@@ -1,15 +1,27 @@
 import { Agent, request } from "undici";
 import { isAllowedPrivateHost } from "../net/unreachable-host.ts";
-import { guardedLookup, type Resolver, refuseLiteralPrivateAddress, systemResolver } from "./safe-connect.ts";
+import {
+  guardedLookup,
+  type Resolver,
+  refuseLiteralPrivateAddress,
+  systemResolver,
+  UnreachableAddressError,
+} from "./safe-connect.ts";
 
 export type AttemptOutcome = "delivered" | "rejected" | "retry";
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
   statusCode: number | null;
+  /** What the merchant sees in the attempt log. */
   error: string | null;
+  /** What only the operator's log sees (which private address a name resolved to). */
+  detail?: string;
   durationMs: number;
 }
+
+/** Merchants see this, not the address: a merchant must not map internal names through us. */
+export const REFUSED_ADDRESS = "refused: the host is, or resolves to, a private or reserved address";
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -69,6 +81,15 @@ export class WebhookSender {
       };
     } catch (error) {
       const reason = error as Error & { code?: string };
+      if (reason instanceof UnreachableAddressError || reason.code === "EUNREACHABLEHOST") {
+        return {
+          outcome: "retry",
+          statusCode: null,
+          error: REFUSED_ADDRESS,
+          detail: reason.message,
+          durationMs: elapsed(),
+        };
+      }
       const timedOut =
         reason.name === "TimeoutError" || reason.name === "AbortError" || /timeout/i.test(reason.code ?? "");
       return {

@@ -14,9 +14,12 @@ import {
 } from "./store.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const QUEUE_DEPTH_CACHE_MS = 5000;
 
 /** The event log, replay and operator views over the outbox. */
 export class WebhookService {
+  private depth: { at: number; value: Promise<number> } | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly outbox: WebhookOutbox,
@@ -57,8 +60,17 @@ export class WebhookService {
     }));
   }
 
+  /** Deliveries waiting, counted at most every few seconds however often metrics are scraped. */
   queueDepth(): Promise<number> {
-    return countPendingDeliveries(this.db);
+    const now = Date.now();
+    if (!this.depth || now - this.depth.at > QUEUE_DEPTH_CACHE_MS) {
+      const counting = countPendingDeliveries(this.db);
+      this.depth = { at: now, value: counting };
+      counting.catch(() => {
+        this.depth = undefined;
+      });
+    }
+    return this.depth.value;
   }
 
   private async describe(events: EventRow[]) {

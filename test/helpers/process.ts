@@ -19,6 +19,10 @@ export function startProcess(env: Record<string, string>, options: { source?: bo
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // A failed assertion must not leave a service running after the test file ends.
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {

@@ -1,3 +1,4 @@
+import Stripe from "stripe";
 import { type RunningService, startService } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
@@ -42,6 +43,8 @@ export interface TestService extends RunningService {
     headers?: Record<string, string>,
   ): Promise<JsonResponse>;
   createPayment(group: TestGroup, overrides?: Record<string, unknown>): Promise<JsonResponse>;
+  /** The official SDK pointed at the built-in sandbox, with the account's key. */
+  processorClient(): Stripe;
   /** A simulation call to the built-in sandbox processor (JSON, no auth). */
   sandboxPost(path: string, body?: unknown): Promise<JsonResponse>;
 }
@@ -72,6 +75,7 @@ export async function startTestService(
     LOG_LEVEL: "silent",
     ADMIN_TOKEN,
     RATE_LIMIT_MAX: "1000000",
+    AUTH_FAILURES_PER_MINUTE: "1000000",
     EXPIRY_SWEEP_INTERVAL_MS: "60000",
     WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.1",
     WEBHOOK_TIMEOUT_MS: "1000",
@@ -138,6 +142,14 @@ export async function startTestService(
     createGroup,
     createPayment: (group, overrides) =>
       api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
+    processorClient: () => {
+      const sandbox = new URL(running.sandboxUrl as string);
+      return new Stripe(config.stripeSecretKey as string, {
+        host: sandbox.hostname,
+        port: sandbox.port,
+        protocol: "http",
+      });
+    },
     sandboxPost: async (path, body) => {
       const response = await fetch(`${running.sandboxUrl}${path}`, {
         method: "POST",

@@ -97,3 +97,27 @@ describe("merchant authentication (spec §5, DESIGN §2)", () => {
     assert.equal((await service.request("GET", "/health/ready")).body.status, "ready");
   });
 });
+
+describe("failed authentications are limited per client address", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    service = await startTestService({ AUTH_FAILURES_PER_MINUTE: "5" });
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  it("answers 429 after the budget of failures, before looking any key up", async () => {
+    const wrong = { ...group, secretKey: "sk_wrong" };
+    const unknown = { ...group, publicKey: "pk_nobody_has_this_key" };
+    const statuses = [];
+    for (let i = 0; i < 7; i++) {
+      statuses.push((await service.api(i % 2 ? wrong : unknown, "GET", "/api/v1/auth/test")).status);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+    const limited = await service.api(group, "GET", "/api/v1/auth/test");
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error.code, "RATE_LIMIT_EXCEEDED");
+    assert.ok(Number(limited.headers.get("retry-after")) > 0);
+  });
+});

@@ -51,6 +51,10 @@ describe("logs and shutdown", () => {
       }),
     });
     assert.equal(created.status, 200);
+    const { paymentUrl } = ((await created.json()) as { data: { paymentUrl: string } }).data;
+    const token = paymentUrl.split("/pay/")[1] ?? "";
+    // The demo SafeSite is PUBLIC_URL (port 0 here): the path is asked of the process itself.
+    assert.equal((await fetch(`${url}${new URL(paymentUrl).pathname}`, { redirect: "manual" })).status, 303);
 
     started.child.kill("SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -59,6 +63,7 @@ describe("logs and shutdown", () => {
     assert.equal((await fetch(`${url}/health/live`)).status, 200, "requests are still served");
     assert.equal(await started.exited, 0);
 
+    assert.ok(token.length > 20 && !started.output().stdout.includes(token), "link tokens are never logged");
     const lines = logLines(started.output().stdout);
     const clientError = lines.find((line) => line.code === "PROCESSOR_ERROR");
     assert.ok(clientError);

@@ -24,13 +24,8 @@ describe("processor events are checked against the payment they name", () => {
       ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host,
     });
     victim = await service.createGroup({ name: "Victim" });
-    const sandbox = new URL(service.sandboxUrl as string);
     // Anyone with a key to the same processor account (another integration sharing it).
-    stripe = new Stripe(service.config.stripeSecretKey as string, {
-      host: sandbox.hostname,
-      port: sandbox.port,
-      protocol: "http",
-    });
+    stripe = service.processorClient();
   });
   after(async () => {
     await service.close();

@@ -125,11 +125,7 @@ describe("payments through the processor", () => {
     const created = (await service.createPayment(group, { amount: 700 })).body.data;
     await sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
     const paid = await until(created.transactionId, "succeeded");
-    const stripe = new Stripe("sk_test_any", {
-      host: "127.0.0.1",
-      port: new URL(service.sandboxUrl as string).port,
-      protocol: "http",
-    });
+    const stripe = service.processorClient();
     const refund = await stripe.refunds.create({
       payment_intent: paid.processorPaymentIntentId,
       amount: 700,
@@ -168,11 +164,7 @@ describe("payments through the processor", () => {
 
   it("expires when the processor says the session expired", async () => {
     const created = (await service.createPayment(group)).body.data;
-    const stripe = new Stripe("sk_test_any", {
-      host: "127.0.0.1",
-      port: new URL(service.sandboxUrl as string).port,
-      protocol: "http",
-    });
+    const stripe = service.processorClient();
     await stripe.checkout.sessions.expire(created.sessionId);
     const expired = await until(created.transactionId, "expired");
     assert.ok(expired.completedAt);
@@ -203,11 +195,7 @@ describe("payments through the processor", () => {
   });
 
   it("sandbox honours Idempotency-Key: a retried create gives the same session", async () => {
-    const stripe = new Stripe("sk_test_any", {
-      host: "127.0.0.1",
-      port: new URL(service.sandboxUrl as string).port,
-      protocol: "http",
-    });
+    const stripe = service.processorClient();
     const params: Stripe.Checkout.SessionCreateParams = {
       mode: "payment",
       line_items: [
