@@ -4,17 +4,16 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import pg from "pg";
 import Stripe from "stripe";
 import { postgresDatabase } from "../src/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
 import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
+import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
 
 // Paths below (the compiled service, the bench's helpers, profiles) are relative to the repository.
 process.chdir(fileURLToPath(new URL("..", import.meta.url)));
@@ -43,14 +42,6 @@ const figures: Figure[] = [];
 const children: ChildProcess[] = [];
 let failed = false;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Node children: TypeScript through tsx; compiled JavaScript (the service, as `npm start` runs it) as is. */
 function start(
   script: string,
@@ -66,17 +57,6 @@ function start(
   child.stdout?.resume();
   children.push(child);
   return child;
-}
-
-async function waitUntilUp(url: string, timeoutMs = 60000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -133,24 +113,7 @@ async function cannon(
   return figure;
 }
 
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `checkout_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const cleanup = new pg.Client({ connectionString: ADMIN_URL });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
-}
+const freshDatabase = () => freshBenchDatabase(ADMIN_URL, "checkout_bench");
 
 interface Service {
   child: ChildProcess;

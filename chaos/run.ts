@@ -5,11 +5,11 @@
 // 127.0.0.1:5432) and the compiled service (npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import pg from "pg";
+import { freePort, freshDatabase as freshHarnessDatabase, waitUntilUp } from "../bench/harness.ts";
 import { isPrivateAddress, reachableUrl } from "../src/net/unreachable-host.ts";
 import { guardedLookup } from "../src/webhooks/safe-connect.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
@@ -48,32 +48,15 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function freshDatabase(): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
-  const name = `checkout_chaos_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const database = await freshHarnessDatabase(ADMIN_URL, "checkout_chaos");
+  const client = new pg.Client({ connectionString: database.url });
   return {
-    url: url.toString(),
+    url: database.url,
     client,
     drop: async () => {
       await client.end().catch(() => {});
-      const cleanup = new pg.Client({ connectionString: ADMIN_URL });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      await database.drop();
     },
   };
 }
@@ -87,17 +70,6 @@ function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
   children.add(child);
   child.once("exit", () => children.delete(child));
   return child;
-}
-
-async function waitUp(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 interface Instance {
@@ -116,7 +88,7 @@ async function startSandbox(eventsUrl: string): Promise<string> {
     LOG_LEVEL: "silent",
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitUp(`${url}/sandbox/requests`);
+  await waitUntilUp(`${url}/sandbox/requests`);
   return url;
 }
 
@@ -145,7 +117,7 @@ function launch(
     SHUTDOWN_GRACE_SECONDS: "0",
     DATABASE_CONNECT_TIMEOUT_SECONDS: "30",
   });
-  return waitUp(`${instance.url}/health/ready`);
+  return waitUntilUp(`${instance.url}/health/ready`);
 }
 
 async function createGroup(url: string, siteUrl: string) {
@@ -156,6 +128,15 @@ async function createGroup(url: string, siteUrl: string) {
   });
   const { data } = (await response.json()) as { data: { publicKey: string; secretKey: string } };
   return { "x-public-key": data.publicKey, "x-secret-key": data.secretKey };
+}
+
+/** One instance with its own sandbox and a group of its own. */
+async function singleInstance(databaseUrl: string) {
+  const port = await freePort();
+  const instance: Instance = { port, url: `http://127.0.0.1:${port}` };
+  const sandboxUrl = await startSandbox(instance.url);
+  await launch(instance, databaseUrl, sandboxUrl, instance.url);
+  return { instance, sandboxUrl, keys: await createGroup(instance.url, instance.url) };
 }
 
 const paymentBody = (webhookUrl: string) => ({
@@ -178,7 +159,7 @@ async function crashScenario(): Promise<void> {
     const port = await freePort();
     instances.push({ port, url: `http://127.0.0.1:${port}` });
   }
-  const [first, second] = instances as [Instance, Instance];
+  const [first] = instances as [Instance, Instance];
   const sandboxUrl = await startSandbox(first.url);
   for (const instance of instances) await launch(instance, database.url, sandboxUrl, first.url);
   const keys = await createGroup(first.url, first.url);
@@ -303,11 +284,7 @@ async function outageScenario(): Promise<void> {
   const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   const proxied = new URL(database.url);
   proxied.port = String(await proxy.open());
-  const port = await freePort();
-  const instance: Instance = { port, url: `http://127.0.0.1:${port}` };
-  const sandboxUrl = await startSandbox(instance.url);
-  await launch(instance, proxied.toString(), sandboxUrl, instance.url);
-  const keys = await createGroup(instance.url, instance.url);
+  const { instance, keys } = await singleInstance(proxied.toString());
   const created: string[] = [];
   const statuses = new Map<number, number>();
   let stop = false;
@@ -375,11 +352,7 @@ async function outageScenario(): Promise<void> {
 async function fuzzScenario(): Promise<void> {
   process.stderr.write(`fuzz: ${PLAN.fuzzRuns} requests, seed ${SEED}\n`);
   const database = await freshDatabase();
-  const port = await freePort();
-  const instance: Instance = { port, url: `http://127.0.0.1:${port}` };
-  const sandboxUrl = await startSandbox(instance.url);
-  await launch(instance, database.url, sandboxUrl, instance.url);
-  const keys = await createGroup(instance.url, instance.url);
+  const { instance, keys } = await singleInstance(database.url);
   const id = randomUUID();
   const routes: [string, string][] = [
     ["POST", "/api/v1/payments/create"],
@@ -495,11 +468,7 @@ async function ssrfScenario(): Promise<void> {
 async function raceScenario(): Promise<void> {
   process.stderr.write(`races: ${PLAN.races} cancel-versus-pay\n`);
   const database = await freshDatabase();
-  const port = await freePort();
-  const instance: Instance = { port, url: `http://127.0.0.1:${port}` };
-  const sandboxUrl = await startSandbox(instance.url);
-  await launch(instance, database.url, sandboxUrl, instance.url);
-  const keys = await createGroup(instance.url, instance.url);
+  const { instance, keys, sandboxUrl } = await singleInstance(database.url);
   const payments: { id: string; sessionId: string }[] = [];
   for (let i = 0; i < PLAN.races; i++) {
     const response = await fetch(`${instance.url}/api/v1/payments/create`, {
