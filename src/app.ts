@@ -34,6 +34,7 @@ import createPaymentRoute from "./payments/routes/create.ts";
 import paymentEventRoutes from "./payments/routes/events.ts";
 import getPaymentRoute from "./payments/routes/get.ts";
 import reconciliationRoute from "./payments/routes/reconciliation.ts";
+import refundRoutes from "./payments/routes/refunds.ts";
 import { PaymentsService } from "./payments/service.ts";
 import processorIntakeRoute from "./processor/intake.ts";
 import type { Processor } from "./processor/processor.ts";
@@ -209,6 +210,7 @@ async function registerRoutes(
     await api.register(getPaymentRoute, { payments });
     await api.register(cancelPaymentRoute, { payments });
     await api.register(paymentEventRoutes, { payments, webhooks });
+    await api.register(refundRoutes, { payments });
     await api.register(eventFeedRoute, { webhooks });
   });
 

@@ -22,7 +22,10 @@ export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> 
   dispute_lost: "payment.disputed",
 };
 
-/** The spec §6.1 body in its field order, without `timestamp`, which is fixed at the first send. */
+/**
+ * The spec §6.1 body in its field order, then what DESIGN §5 adds. `timestamp` holds its place
+ * here and is filled in by the outbox at the first send (retries repeat it).
+ */
 export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
   return {
     event,
@@ -34,6 +37,8 @@ export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
     processorPaymentId: payment.processor_payment_intent_id,
     metadata: webhookMetadata(payment.metadata, payment.description),
     completedAt: payment.completed_at ? payment.completed_at.toISOString() : null,
+    timestamp: null,
+    amountRefunded: payment.refunded_amount,
   };
 }
 

@@ -18,6 +18,7 @@ export const paymentResourceSchema = {
     processorPaymentIntentId: { type: "string" },
     createdAt: { type: "string", format: "date-time" },
     completedAt: { type: ["string", "null"], format: "date-time" },
+    amountRefunded: { type: "integer", description: "Cents refunded, as the processor confirmed" },
   },
 } as const;
 
@@ -36,5 +37,6 @@ export function toPaymentResource(row: PaymentRow) {
     }),
     createdAt: row.created_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+    amountRefunded: row.refunded_amount,
   };
 }

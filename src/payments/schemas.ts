@@ -49,3 +49,34 @@ export const createPaymentResultSchema = {
 } as const;
 
 export type CreatePaymentResult = FromSchema<typeof createPaymentResultSchema>;
+
+/** DESIGN §5: the refund body. Fields not listed are ignored, as on Create Payment. */
+export const refundBodySchema = {
+  type: "object",
+  properties: {
+    amount: {
+      type: "integer",
+      minimum: 1,
+      maximum: 99999999,
+      description: "Cents; all that remains when left out",
+    },
+    reason: { type: "string", enum: ["requested_by_customer", "duplicate", "fraudulent"] },
+  },
+} as const;
+
+export type RefundInput = FromSchema<typeof refundBodySchema>;
+
+/** DESIGN §5: a refund as the API answers it. */
+export const refundResourceSchema = {
+  type: "object",
+  required: ["refundId", "transactionId", "amount", "currency", "status", "reason", "createdAt"],
+  properties: {
+    refundId: { type: "string", format: "uuid" },
+    transactionId: { type: "string", format: "uuid" },
+    amount: { type: "integer" },
+    currency: { type: "string", enum: ["usd", "cad"] },
+    status: { type: "string", enum: ["pending", "succeeded", "failed"] },
+    reason: { type: ["string", "null"], enum: ["requested_by_customer", "duplicate", "fraudulent", null] },
+    createdAt: { type: "string", format: "date-time" },
+  },
+} as const;

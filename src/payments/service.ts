@@ -5,13 +5,20 @@ import type { Database, Queryable } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { reachableUrl } from "../net/unreachable-host.ts";
-import type { CheckoutSession, Processor, ProcessorEvent, ProcessorFact } from "../processor/processor.ts";
+import {
+  type CheckoutSession,
+  type Processor,
+  ProcessorError,
+  type ProcessorEvent,
+  type ProcessorFact,
+} from "../processor/processor.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import { EVENT_FOR_STATUS, webhookMessageFor } from "./events.ts";
 import { planFact } from "./facts.ts";
 import { runIdempotently } from "./idempotency.ts";
 import { descriptionOf, storedMetadata } from "./metadata.ts";
-import type { CreatePaymentInput, CreatePaymentResult } from "./schemas.ts";
+import { type RefundResource, toRefundResource } from "./refunds.ts";
+import type { CreatePaymentInput, CreatePaymentResult, RefundInput } from "./schemas.ts";
 import {
   CANCELLABLE,
   FINAL_STATUSES,
@@ -33,13 +40,17 @@ import {
   listFlaggedForReconciliation,
   listPayments,
   listProcessorMismatches,
+  listRefunds,
   listStatusChanges,
   lockPayment,
   type NewPayment,
   type PaymentFilter,
   type PaymentRow,
   recordProcessorEvent,
+  recordProcessorRefunds,
+  reserveRefund,
   type StatusUpdate,
+  settleRefund,
   updatePaymentStatus,
 } from "./store.ts";
 
@@ -293,6 +304,93 @@ export class PaymentsService {
     });
   }
 
+  /**
+   * DESIGN §5: refunds `amount` (all that remains without one) of a succeeded or partially
+   * refunded payment. The amount is reserved first by a conditional update, so concurrent refunds
+   * never exceed the payment; the payment's status and amountRefunded change when the processor's
+   * event confirms the refund, through the same fact path as every other event.
+   */
+  async refund(
+    groupId: string,
+    paymentId: string,
+    input: RefundInput,
+    context: { requestedBy: string; idempotencyKey?: string | undefined },
+  ): Promise<RefundResource> {
+    const payment = await this.get(groupId, paymentId);
+    const carryOut = (refundId: string) => this.refundOnce(payment, input, context.requestedBy, refundId);
+    if (!context.idempotencyKey) return carryOut(randomUUID());
+    // Refund keys share the group's key space with creates, kept apart by a prefix.
+    return runIdempotently(
+      this.db,
+      {
+        groupId,
+        key: `refund:${payment.id}:${context.idempotencyKey}`,
+        request: input,
+        leaseSeconds: this.config.idempotencyLeaseSeconds,
+        fresh: { transactionId: randomUUID(), linkToken: "", expiresAt: new Date() },
+        turn: 0,
+      },
+      (plan) => carryOut(plan.transactionId),
+    );
+  }
+
+  private async refundOnce(
+    payment: PaymentRow,
+    input: RefundInput,
+    requestedBy: string,
+    refundId: string,
+  ): Promise<RefundResource> {
+    const reserved = await reserveRefund(this.db, {
+      id: refundId,
+      paymentId: payment.id,
+      groupId: payment.group_id,
+      amount: input.amount ?? null,
+      reason: input.reason ?? null,
+      requestedBy,
+    });
+    if (!reserved) {
+      const current = await this.get(payment.group_id, payment.id);
+      const remaining = current.amount - current.refund_reserved;
+      throw new ApiError(
+        "REFUND_NOT_ALLOWED",
+        current.status === "succeeded" || current.status === "partially_refunded"
+          ? `At most ${remaining} cents remain to refund`
+          : `A ${current.status} payment cannot be refunded`,
+      );
+    }
+    if (!reserved.paymentIntentId) {
+      await settleRefund(this.db, refundId, {
+        status: "failed",
+        reason: "no payment intent at the processor",
+      });
+      throw new ApiError("PROCESSOR_ERROR", "The processor has no payment to refund for this transaction");
+    }
+    try {
+      const answer = await this.processor.createRefund({
+        paymentIntentId: reserved.paymentIntentId,
+        amount: reserved.refund.amount,
+        reason: input.reason ?? null,
+        idempotencyKey: `refund-${refundId}`,
+      });
+      if (answer.status === "failed") throw new ProcessorError("the processor declined the refund");
+      const settled =
+        answer.status === "succeeded"
+          ? await settleRefund(this.db, refundId, { status: "succeeded", processorRefundId: answer.id })
+          : undefined;
+      return toRefundResource(settled ?? { ...reserved.refund, processor_refund_id: answer.id });
+    } catch (error) {
+      this.log.warn({ err: error, transactionId: payment.id, refundId }, "processor refused the refund");
+      await settleRefund(this.db, refundId, { status: "failed", reason: (error as Error).message });
+      throw new ApiError("PROCESSOR_ERROR", "The payment processor refused the refund");
+    }
+  }
+
+  /** A payment's refunds in creation order, including those made at the processor directly. */
+  async refunds(groupId: string, paymentId: string): Promise<RefundResource[]> {
+    const payment = await this.get(groupId, paymentId);
+    return (await listRefunds(this.db, payment.id)).map(toRefundResource);
+  }
+
   /** Closes links that ran out; the processor is asked first, so a last-second payment succeeds. */
   async expireDue(): Promise<number> {
     let changed = 0;
@@ -477,6 +575,10 @@ export class PaymentsService {
       });
       if (!changed) break;
       outcome.changed.push(step.to);
+    }
+    if (fact.kind === "refunded" && outcome.changed.some((status) => status.endsWith("refunded"))) {
+      const refunded = { id: payment.id, groupId: payment.group_id, currency: payment.currency };
+      await recordProcessorRefunds(tx, refunded, fact.amountRefunded, randomUUID());
     }
     return outcome;
   }

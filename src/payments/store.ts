@@ -25,6 +25,8 @@ export interface PaymentRow {
   processor_checkout_url: string | null;
   processor_payment_intent_id: string | null;
   refunded_amount: number;
+  /** Pending and succeeded refunds together: what may no longer be refunded. */
+  refund_reserved: number;
   needs_reconciliation: boolean;
   reconciliation_reason: string | null;
   expires_at: Date;
@@ -444,4 +446,117 @@ export async function releaseIdempotencyKey(q: Queryable, groupId: string, key: 
     groupId,
     key,
   ]);
+}
+
+export type RefundReason = "requested_by_customer" | "duplicate" | "fraudulent";
+
+export interface RefundRow {
+  id: string;
+  payment_id: string;
+  group_id: string;
+  amount: number;
+  currency: Currency;
+  reason: RefundReason | null;
+  status: "pending" | "succeeded" | "failed";
+  processor_refund_id: string | null;
+  requested_by: string;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Reserves `amount` (or all that remains) of a refundable payment for a new pending refund, in
+ * one statement: the conditional update is what stops concurrent refunds from together exceeding
+ * the payment. Undefined when the payment is not refundable or the amount does not fit.
+ */
+export async function reserveRefund(
+  q: Queryable,
+  refund: {
+    id: string;
+    paymentId: string;
+    groupId: string;
+    amount: number | null;
+    reason: RefundReason | null;
+    requestedBy: string;
+  },
+): Promise<{ refund: RefundRow; paymentIntentId: string | null } | undefined> {
+  const [row] = await q.query<RefundRow & { payment_intent_id: string | null }>(
+    `WITH current AS (
+       SELECT id, group_id, currency, refund_reserved, processor_payment_intent_id,
+         COALESCE($4, amount - refund_reserved) AS wanted
+       FROM payments WHERE id = $2 AND group_id = $3 FOR UPDATE
+     ), reserved AS (
+       UPDATE payments p SET refund_reserved = c.refund_reserved + c.wanted, updated_at = now()
+       FROM current c
+       WHERE p.id = c.id AND p.status IN ('succeeded', 'partially_refunded')
+         AND c.wanted >= 1 AND c.refund_reserved + c.wanted <= p.amount
+       RETURNING c.*
+     ), inserted AS (
+       INSERT INTO refunds (id, payment_id, group_id, amount, currency, reason, status, requested_by)
+       SELECT $1, id, group_id, wanted, currency, $5, 'pending', $6 FROM reserved
+       RETURNING *
+     )
+     SELECT inserted.*, reserved.processor_payment_intent_id AS payment_intent_id FROM inserted, reserved`,
+    [refund.id, refund.paymentId, refund.groupId, refund.amount, refund.reason, refund.requestedBy],
+  );
+  if (!row) return undefined;
+  const { payment_intent_id: paymentIntentId, ...stored } = row;
+  return { refund: stored, paymentIntentId };
+}
+
+/** The processor's answer to a pending refund; a failed one gives its reservation back. */
+export async function settleRefund(
+  q: Queryable,
+  refundId: string,
+  outcome: { status: "succeeded"; processorRefundId: string } | { status: "failed"; reason: string },
+): Promise<RefundRow | undefined> {
+  const failed = outcome.status === "failed";
+  const [row] = await q.query<RefundRow>(
+    `WITH settled AS (
+       UPDATE refunds SET status = $2, processor_refund_id = $3, failure_reason = $4, updated_at = now()
+       WHERE id = $1 AND status = 'pending' RETURNING *
+     ), released AS (
+       UPDATE payments p SET refund_reserved = p.refund_reserved - s.amount
+       FROM settled s WHERE $5::boolean AND p.id = s.payment_id
+     )
+     SELECT * FROM settled`,
+    [
+      refundId,
+      outcome.status,
+      failed ? null : outcome.processorRefundId,
+      failed ? outcome.reason : null,
+      failed,
+    ],
+  );
+  return row;
+}
+
+export function listRefunds(q: Queryable, paymentId: string): Promise<RefundRow[]> {
+  return q.query<RefundRow>("SELECT * FROM refunds WHERE payment_id = $1 ORDER BY position", [paymentId]);
+}
+
+/**
+ * After the processor reports a cumulative refunded total: whatever our own pending and
+ * succeeded refunds do not account for was refunded at the processor directly. It is recorded as
+ * such, and reserved, so the API never refunds it again.
+ */
+export async function recordProcessorRefunds(
+  q: Queryable,
+  payment: { id: string; groupId: string; currency: Currency },
+  refundedTotal: number,
+  refundId: string,
+): Promise<void> {
+  await q.query(
+    `WITH known AS (
+       SELECT COALESCE(sum(amount), 0)::int AS total FROM refunds
+       WHERE payment_id = $1 AND status IN ('pending', 'succeeded')
+     ), learnt AS (
+       INSERT INTO refunds (id, payment_id, group_id, amount, currency, status, requested_by)
+       SELECT $4, $1, $2, $5 - known.total, $3, 'succeeded', 'processor' FROM known WHERE $5 > known.total
+       RETURNING amount
+     )
+     UPDATE payments SET refund_reserved = LEAST(amount, GREATEST(refund_reserved, $5)) WHERE id = $1`,
+    [payment.id, payment.groupId, payment.currency, refundId, refundedTotal],
+  );
 }

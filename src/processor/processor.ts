@@ -47,7 +47,17 @@ export interface ProcessorEvent {
   currency: string | null;
 }
 
+export interface RefundRequest {
+  paymentIntentId: string;
+  amount: number;
+  reason: "requested_by_customer" | "duplicate" | "fraudulent" | null;
+  /** The same for a retry of the same refund, so the processor never refunds twice. */
+  idempotencyKey: string;
+}
+
 export interface Processor {
+  /** Asks the processor to refund; throws ProcessorError when it refuses. */
+  createRefund(request: RefundRequest): Promise<{ id: string; status: "pending" | "succeeded" | "failed" }>;
   createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSession>;
   retrieveCheckoutSession(sessionId: string): Promise<CheckoutSession>;
   /** Closes an open session; a session already complete or expired is returned as it is. */

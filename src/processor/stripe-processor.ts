@@ -170,6 +170,20 @@ export function stripeProcessor(options: StripeProcessorOptions): Processor {
           throw error;
         }
       }),
+    createRefund: (request) =>
+      callProcessor("refund", async () => {
+        const refund = await stripe.refunds.create(
+          {
+            payment_intent: request.paymentIntentId,
+            amount: request.amount,
+            ...(request.reason && { reason: request.reason }),
+          },
+          { idempotencyKey: request.idempotencyKey },
+        );
+        const status =
+          refund.status === "succeeded" ? "succeeded" : refund.status === "failed" ? "failed" : "pending";
+        return { id: refund.id, status };
+      }),
     transactionIdOfPaymentIntent: (paymentIntentId) =>
       callProcessor("payment intent retrieve", async () => {
         try {

@@ -52,7 +52,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
 <input id="card" name="card" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required>
 <button type="submit">Pay</button>
 </form>
-<p><small>Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined.</small></p>
+<p><small>Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 5126 pays, and its refunds fail.</small></p>
 <p><a id="back" href="${escapeHtml(session.cancel_url)}">Back</a></p>`;
 }
 
@@ -189,6 +189,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         payments.refund(paymentIntent, amount === undefined ? undefined : Number(amount)),
       );
     });
+    api.get<{ Params: { id: string } }>("/v1/refunds/:id", async (request) => {
+      const refund = state.refunds.get(request.params.id);
+      if (!refund) throw new SandboxError(404, `No such refund: '${request.params.id}'`);
+      return refund;
+    });
   });
 
   // --- Hosted test checkout page ----------------------------------------------------------
@@ -216,7 +221,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         checkoutPage(session, "Use a sandbox test card number."),
       );
     }
-    payments.attempt(session.id, outcome);
+    payments.attempt(session.id, outcome, card);
     if (outcome === "failed") {
       return sendPage(reply, 402, "Sandbox checkout", checkoutPage(session, "Your card was declined."));
     }
@@ -224,18 +229,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 
   // --- Simulation (JSON, no auth): what a real customer, bank or dispute would cause -------
-  app.post<{ Params: { id: string }; Body: { outcome?: string } }>(
+  app.post<{ Params: { id: string }; Body: { outcome?: string; card?: string } }>(
     "/sandbox/sessions/:id/complete",
     {
       schema: {
         body: {
           type: "object",
           required: ["outcome"],
-          properties: { outcome: { type: "string", enum: ["succeeded", "failed"] } },
+          properties: {
+            outcome: { type: "string", enum: ["succeeded", "failed"] },
+            card: { type: "string", maxLength: 19 },
+          },
         },
       },
     },
-    async (request) => payments.attempt(request.params.id, request.body.outcome as "succeeded" | "failed"),
+    async (request) =>
+      payments.attempt(request.params.id, request.body.outcome as "succeeded" | "failed", request.body.card),
   );
   app.post<{ Params: { id: string }; Body: { amount?: number } | undefined }>(
     "/sandbox/payment_intents/:id/refund",

@@ -13,7 +13,11 @@ import {
 export const TEST_CARDS = {
   "4242424242424242": "succeeded",
   "4000000000000002": "failed",
+  // Pays, and every refund of it is refused, like Stripe's refund-failure test card.
+  "4000000000005126": "succeeded",
 } as const;
+
+export const REFUND_FAILURE_CARD = "4000000000005126";
 
 export class SandboxError extends Error {
   constructor(
@@ -64,7 +68,7 @@ export class SandboxPayments {
   }
 
   /** A card attempt on an open session: pays it or records a decline (the page stays open). */
-  attempt(sessionId: string, outcome: "succeeded" | "failed"): SandboxSession {
+  attempt(sessionId: string, outcome: "succeeded" | "failed", card?: string): SandboxSession {
     const session = this.openSession(sessionId);
     const intent = this.intentFor(session);
     if (outcome === "failed") {
@@ -80,6 +84,7 @@ export class SandboxPayments {
       amount: intent.amount,
       amount_refunded: 0,
       refunded: false,
+      refunds_fail: card === REFUND_FAILURE_CARD,
       currency: intent.currency,
       payment_intent: intent.id,
       metadata: intent.metadata,
@@ -118,6 +123,9 @@ export class SandboxPayments {
 
   refund(paymentIntentId: string, amount?: number): SandboxRefund {
     const charge = this.chargeOf(paymentIntentId);
+    if (charge.refunds_fail) {
+      throw new SandboxError(402, "The refund could not be processed for this card.", "charge_refund_failed");
+    }
     const remaining = charge.amount - charge.amount_refunded;
     const refundAmount = amount ?? remaining;
     if (!Number.isInteger(refundAmount) || refundAmount < 1 || refundAmount > remaining) {
@@ -126,7 +134,7 @@ export class SandboxPayments {
     charge.amount_refunded += refundAmount;
     charge.refunded = charge.amount_refunded === charge.amount;
     this.events.send("charge.refunded", charge);
-    return {
+    const refund: SandboxRefund = {
       id: sandboxId("re"),
       object: "refund",
       amount: refundAmount,
@@ -136,6 +144,8 @@ export class SandboxPayments {
       currency: charge.currency,
       created: nowSeconds(),
     };
+    this.state.refunds.set(refund.id, refund);
+    return refund;
   }
 
   dispute(paymentIntentId: string): SandboxDispute {

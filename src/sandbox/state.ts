@@ -38,6 +38,8 @@ export interface SandboxCharge {
   amount: number;
   amount_refunded: number;
   refunded: boolean;
+  /** Set by the refund-failure test card. */
+  refunds_fail: boolean;
   currency: string;
   payment_intent: string;
   metadata: Record<string, string>;
@@ -85,6 +87,7 @@ export class SandboxState {
   readonly paymentIntents = new Map<string, SandboxPaymentIntent>();
   readonly charges = new Map<string, SandboxCharge>();
   readonly disputes = new Map<string, SandboxDispute>();
+  readonly refunds = new Map<string, SandboxRefund>();
   readonly idempotentResponses = new Map<string, unknown>();
   readonly requests: RecordedRequest[] = [];
 

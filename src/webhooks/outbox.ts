@@ -9,7 +9,7 @@ export interface OutboxMessage {
   transactionId: string;
   event: string;
   status: string;
-  /** The body without `timestamp` (fixed at the first attempt), keys in the order they are sent. */
+  /** The body, keys in the order they are sent; a `timestamp` key is set at the first attempt. */
   payload: Record<string, unknown>;
   /** Where to deliver it; null keeps the event for the feed only. */
   url: string | null;

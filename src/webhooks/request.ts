@@ -38,7 +38,7 @@ export function signWebhook(
 
 /** The spec §6.1 headers and body, plus Standard Webhooks signature headers. */
 export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
-  // The stored payload keeps the order it was built in; `timestamp` closes it (spec §6.1).
+  // The stored payload keeps the order it was built in; `timestamp` keeps its place if it has one.
   const body = JSON.stringify({ ...delivery.payload, timestamp: delivery.sent_timestamp });
   const secrets = [delivery.webhook_secret];
   if (

@@ -69,4 +69,5 @@ export const WEBHOOK_BODY_FIELDS = [
   "metadata",
   "completedAt",
   "timestamp",
+  "amountRefunded",
 ];

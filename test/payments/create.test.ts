@@ -311,6 +311,9 @@ describe("processor failure during create", () => {
       expireCheckoutSession: async () => {
         throw new ProcessorError("down");
       },
+      createRefund: async () => {
+        throw new ProcessorError("down");
+      },
       transactionIdOfPaymentIntent: async () => {
         throw new ProcessorError("down");
       },

@@ -13,6 +13,7 @@ function scriptedProcessor(event: ProcessorEvent) {
     createCheckoutSession: down,
     retrieveCheckoutSession: down,
     expireCheckoutSession: down,
+    createRefund: down,
     transactionIdOfPaymentIntent: async () => {
       state.lookups++;
       if (!state.up) throw new ProcessorError("connection refused");

@@ -26,6 +26,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   processor_checkout_url: "https://processor.example.com/cs_1",
   processor_payment_intent_id: "pi_1",
   refunded_amount: 0,
+  refund_reserved: 0,
   needs_reconciliation: false,
   reconciliation_reason: null,
   expires_at: new Date("2026-01-01T00:30:00Z"),
@@ -58,8 +59,10 @@ describe("status → webhook event (spec §6.2)", () => {
 
   it("builds the §6.1 body in its field order, with the description in metadata", () => {
     const payload = webhookPayload("payment.completed", row());
-    // `timestamp` closes the body at send time (test/unit/webhook-request.test.ts).
-    assert.deepEqual(Object.keys(payload), WEBHOOK_BODY_FIELDS.slice(0, -1));
+    // `timestamp` holds its place, filled at send time (test/unit/webhook-request.test.ts).
+    assert.deepEqual(Object.keys(payload), WEBHOOK_BODY_FIELDS);
+    assert.equal(payload.timestamp, null);
+    assert.equal(payload.amountRefunded, 0);
     assert.deepEqual(payload.metadata, { orderId: "A-1", description: "Two books" });
     assert.equal(payload.processorPaymentId, "pi_1");
     assert.equal(payload.completedAt, "2026-01-01T00:01:00.000Z");

@@ -1,0 +1,70 @@
+import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
+import type { FastifyPluginAsync } from "fastify";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { refundBodySchema, refundResourceSchema } from "../schemas.ts";
+import type { PaymentsService } from "../service.ts";
+import { paymentParams } from "./get.ts";
+
+/** DESIGN §5: POST and GET /api/v1/payments/:id/refunds. */
+const refundRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+
+  app.post(
+    "/api/v1/payments/:id/refunds",
+    {
+      schema: {
+        summary: "Refund a payment, in full or in part",
+        description:
+          "Allowed while the payment is succeeded or partially_refunded, up to what remains. The payment's " +
+          "status and amountRefunded change when the processor confirms the refund (payment.refunded).",
+        tags: ["refunds"],
+        security: merchantSecurity,
+        params: paymentParams,
+        headers: {
+          type: "object",
+          properties: { "idempotency-key": { type: "string", minLength: 1, maxLength: 255 } },
+        } as const,
+        body: refundBodySchema,
+        response: {
+          201: successEnvelope(refundResourceSchema),
+          ...errorResponses,
+          409: { $ref: "ErrorResponse#" },
+          502: { $ref: "ErrorResponse#" },
+        },
+      },
+    },
+    async (request, reply) => {
+      const refund = await payments.refund(request.merchant.groupId, request.params.id, request.body ?? {}, {
+        requestedBy: `api_key:${request.merchant.publicKey}`,
+        idempotencyKey: request.headers["idempotency-key"],
+      });
+      return reply.code(201).send({ success: true as const, data: refund });
+    },
+  );
+
+  app.get(
+    "/api/v1/payments/:id/refunds",
+    {
+      schema: {
+        summary: "List a payment's refunds, including those made at the processor",
+        tags: ["refunds"],
+        security: merchantSecurity,
+        params: paymentParams,
+        response: {
+          200: successEnvelope({
+            type: "object",
+            required: ["refunds"],
+            properties: { refunds: { type: "array", items: refundResourceSchema } },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: { refunds: await payments.refunds(request.merchant.groupId, request.params.id) },
+    }),
+  );
+};
+
+export default refundRoutes;
