@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startProcess } from "./helpers/process.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const run = promisify(execFile);
 
@@ -88,6 +89,63 @@ describe("the service as a process", () => {
     const keys = JSON.parse((await cli("keys", "create", created.groupId)).stdout);
     await cli("keys", "revoke", keys.publicKey);
     assert.deepEqual(JSON.parse((await cli("reconciliation")).stdout), []);
+    const recovered = JSON.parse(
+      (await cli("deliveries", "recover", "--since", "2026-01-01T00:00:00Z")).stdout,
+    );
+    assert.equal(typeof recovered.queued, "number");
+
+    // A merchant action: refund a paid payment with the demo group's keys.
+    const merchant = {
+      "x-public-key": publicKey,
+      "x-secret-key": secretKey,
+      "content-type": "application/json",
+    };
+    const payment = (
+      await (
+        await fetch(`${url}/api/v1/payments/create`, {
+          method: "POST",
+          headers: merchant,
+          body: JSON.stringify({
+            amount: 900,
+            currency: "usd",
+            customerEmail: "cli@example.com",
+            successUrl: "https://shop.example.com/ok",
+            cancelUrl: "https://shop.example.com/no",
+          }),
+        })
+      ).json()
+    ).data;
+    const sandboxUrl = /"sandbox":"(http:\/\/[^"]+)"/.exec(service.output().stdout)?.[1];
+    await fetch(`${sandboxUrl}/sandbox/sessions/${payment.sessionId}/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ outcome: "succeeded" }),
+    });
+    await waitFor(async () => {
+      const read = await (
+        await fetch(`${url}/api/v1/payments/${payment.transactionId}`, { headers: merchant })
+      ).json();
+      return read.data.status === "succeeded" ? true : undefined;
+    });
+    const refunded = await run(process.execPath, [
+      "bin/checkout.js",
+      "payments",
+      "refund",
+      payment.transactionId,
+      "--amount",
+      "250",
+      "--url",
+      url,
+      "--public-key",
+      publicKey,
+      "--secret-key",
+      secretKey,
+      "--json",
+    ]);
+    assert.deepEqual(
+      [JSON.parse(refunded.stdout).amount, JSON.parse(refunded.stdout).status],
+      [250, "succeeded"],
+    );
     await assert.rejects(
       run(process.execPath, [
         "bin/checkout.js",

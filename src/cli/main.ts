@@ -4,7 +4,7 @@ import { migrate } from "../db/migrate.ts";
 import { openDatabase } from "../db/open.ts";
 import { resetAdminToken } from "../merchants/admin-token.ts";
 import { createSandbox } from "../sandbox/app.ts";
-import { AdminClient } from "./admin-client.ts";
+import { ApiClient } from "./api-client.ts";
 
 const USAGE = `checkout — operate a checkout service
 
@@ -23,6 +23,12 @@ Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, 
   checkout keys revoke PUBLIC_KEY
   checkout reconciliation                     payments paid after they were cancelled
   checkout deliveries failed                  webhook deliveries dropped after their last attempt
+  checkout deliveries recover --since ISO [--until ISO] [--group GROUP_ID]
+                                              send again events whose deliveries all failed then
+
+Merchant API client (--url; --public-key/--secret-key, default $PUBLIC_KEY/$SECRET_KEY):
+  checkout payments refund TRANSACTION_ID [--amount CENTS] [--reason requested_by_customer|duplicate|fraudulent]
+                                              [--idempotency-key KEY]
   checkout webhook-secret rotate GROUP_ID [--grace SECONDS]
 
 Options: --json prints the raw JSON answer.`;
@@ -39,6 +45,14 @@ const { values, positionals } = parseArgs({
     inactive: { type: "boolean", default: false },
     active: { type: "string" },
     grace: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    group: { type: "string" },
+    amount: { type: "string" },
+    reason: { type: "string" },
+    "public-key": { type: "string" },
+    "secret-key": { type: "string" },
+    "idempotency-key": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -148,9 +162,26 @@ async function run() {
   }
 
   const baseUrl = values.url ?? process.env.PUBLIC_URL ?? "http://localhost:3000";
+  if (command === "payments" && sub === "refund") {
+    // A merchant action: it takes the merchant's keys, not the admin token.
+    const merchant = ApiClient.merchant(
+      baseUrl,
+      values["public-key"] ?? process.env.PUBLIC_KEY ?? fail("--public-key or PUBLIC_KEY is required"),
+      values["secret-key"] ?? process.env.SECRET_KEY ?? fail("--secret-key or SECRET_KEY is required"),
+    );
+    const amount = values.amount === undefined ? undefined : Number(values.amount);
+    if (amount !== undefined && !Number.isInteger(amount)) fail("--amount takes whole cents");
+    return print(
+      await merchant.post(
+        `/api/v1/payments/${encodeURIComponent(required(argument, "TRANSACTION_ID"))}/refunds`,
+        { ...(amount !== undefined && { amount }), ...(values.reason && { reason: values.reason }) },
+        values["idempotency-key"],
+      ),
+    );
+  }
   const token =
     values.token ?? process.env.ADMIN_TOKEN ?? fail("an admin token is required: --token or ADMIN_TOKEN");
-  const admin = new AdminClient(baseUrl, token);
+  const admin = ApiClient.admin(baseUrl, token);
   const route = `${command} ${sub ?? ""}`.trim();
   switch (route) {
     case "groups create":
@@ -197,6 +228,14 @@ async function run() {
       return print(await admin.get("/admin/v1/reconciliation"));
     case "deliveries failed":
       return print(await admin.get("/admin/v1/deliveries/failed"));
+    case "deliveries recover":
+      return print(
+        await admin.post("/admin/v1/deliveries/recover", {
+          since: required(values.since, "--since"),
+          ...(values.until && { until: values.until }),
+          ...(values.group && { groupId: values.group }),
+        }),
+      );
     case "webhook-secret rotate": {
       const grace = values.grace === undefined ? undefined : Number(values.grace);
       if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");

@@ -5,6 +5,7 @@ import type { WebhookOutbox } from "./outbox.ts";
 import {
   countPendingDeliveries,
   type EventRow,
+  insertRecoveryDeliveries,
   insertRedelivery,
   listAttemptsOfDeliveries,
   listDeliveriesOfEvents,
@@ -41,6 +42,16 @@ export class WebhookService {
     if (!(await insertRedelivery(this.db, where, deliveryId))) throw notFound("Event");
     this.outbox.wake();
     return { deliveryId, state: "pending" as const };
+  }
+
+  /**
+   * Sends again every event created in the window whose deliveries all failed (one group's, or
+   * every group's for the operator). Each keeps its webhook-id, so receivers de-duplicate.
+   */
+  async recover(window: { groupId: string | null; since: Date; until: Date }): Promise<{ queued: number }> {
+    const queued = await insertRecoveryDeliveries(this.db, window);
+    if (queued > 0) this.outbox.wake();
+    return { queued };
   }
 
   /** Deliveries dropped after their last attempt, across groups, newest first. */

@@ -334,3 +334,31 @@ export async function countPendingDeliveries(q: Queryable): Promise<number> {
   );
   return row?.n ?? 0;
 }
+
+/**
+ * A fresh delivery for every event created in [since, until) (of one group, or all) whose
+ * deliveries all failed, to the URL they were sent to; the number queued.
+ */
+export async function insertRecoveryDeliveries(
+  q: Queryable,
+  window: { groupId: string | null; since: Date; until: Date },
+): Promise<number> {
+  const [row] = await q.query<{ queued: number }>(
+    `WITH dropped AS (
+       SELECT DISTINCT ON (e.id) e.id AS event_id, d.url, d.destination
+       FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id
+       WHERE e.created_at >= $2 AND e.created_at < $3 AND ($1::uuid IS NULL OR e.group_id = $1)
+         AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries other WHERE other.event_id = e.id AND other.state <> 'failed'
+         )
+       ORDER BY e.id, d.created_at DESC
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT gen_random_uuid(), event_id, url, destination, 'pending' FROM dropped
+       RETURNING id
+     )
+     SELECT count(*)::int AS queued, pg_notify($4, '') FROM queued`,
+    [window.groupId, window.since, window.until, OUTBOX_CHANNEL],
+  );
+  return row?.queued ?? 0;
+}

@@ -1,9 +1,10 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { adminSecurity } from "../../http/schemas.ts";
+import { adminSecurity, uuidParam } from "../../http/schemas.ts";
 import type { WebhookService } from "../service.ts";
+import { recoverBodySchema, recoveryWindow } from "./window.ts";
 
-/** GET /admin/v1/deliveries/failed: what the operator may need to chase up. */
+/** GET /admin/v1/deliveries/failed and POST …/recover: the operator's view of dropped webhooks. */
 const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
   scope,
   { webhooks },
@@ -25,6 +26,26 @@ const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = 
     async (request) => {
       const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), 1000);
       return { success: true, data: await webhooks.failedDeliveries(limit) };
+    },
+  );
+
+  app.post(
+    "/admin/v1/deliveries/recover",
+    {
+      schema: {
+        summary: "Send again every event, of one group or all, whose deliveries all failed in a time window",
+        tags: ["admin"],
+        security: adminSecurity,
+        body: {
+          ...recoverBodySchema,
+          properties: { ...recoverBodySchema.properties, groupId: uuidParam("Group") },
+        } as const,
+      },
+    },
+    async (request, reply) => {
+      const window = recoveryWindow(request.body);
+      const result = await webhooks.recover({ groupId: request.body.groupId ?? null, ...window });
+      return reply.code(202).send({ success: true, data: result });
     },
   );
 };

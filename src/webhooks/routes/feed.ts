@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { ApiError } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity } from "../../http/schemas.ts";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import type { WebhookService } from "../service.ts";
+import { recoverBodySchema, recoveryWindow, storableTime } from "./window.ts";
 
 const MAX_PAGE = 500;
 
@@ -15,7 +15,7 @@ const querystring = {
   },
 } as const;
 
-/** GET /api/v1/events: the merchant's catch-up feed. */
+/** GET /api/v1/events and POST /api/v1/events/recover: catching up on missed webhooks. */
 const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (scope, { webhooks }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.get(
@@ -33,12 +33,35 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
     },
     async (request) => {
       const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), MAX_PAGE);
-      const since = new Date(request.query.since);
-      // Valid ISO 8601 can still be outside what the database stores (year 0000).
-      if (Number.isNaN(since.getTime()) || since.getUTCFullYear() < 1970 || since.getUTCFullYear() > 9999) {
-        throw new ApiError("INVALID_REQUEST", "since must be an ISO 8601 timestamp from 1970 on");
-      }
+      const since = storableTime(request.query.since, "since");
       return { success: true, data: await webhooks.eventsSince(request.merchant.groupId, since, limit) };
+    },
+  );
+
+  app.post(
+    "/api/v1/events/recover",
+    {
+      config: { rateLimit: { max: 10, timeWindow: 60_000 } },
+      schema: {
+        summary: "Send again every event whose deliveries all failed in a time window",
+        description: "Each keeps its webhook-id, so a receiver that did get it de-duplicates.",
+        tags: ["webhooks"],
+        security: merchantSecurity,
+        body: recoverBodySchema,
+        response: {
+          202: successEnvelope({
+            type: "object",
+            required: ["queued"],
+            properties: { queued: { type: "integer" } },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const window = recoveryWindow(request.body);
+      const result = await webhooks.recover({ groupId: request.merchant.groupId, ...window });
+      return reply.code(202).send({ success: true as const, data: result });
     },
   );
 };

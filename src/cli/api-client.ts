@@ -1,20 +1,36 @@
-/** A thin client of /admin/v1: what the CLI sends and how it reads the envelope. */
-export class AdminClient {
+/** A thin client of the service's JSON APIs: what the CLI sends and how it reads the envelope. */
+export class ApiClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly token: string,
+    /** The admin bearer token, or the merchant's key headers. */
+    private readonly credentials: Record<string, string>,
   ) {}
 
+  static admin(baseUrl: string, token: string): ApiClient {
+    return new ApiClient(baseUrl, { authorization: `Bearer ${token}` });
+  }
+
+  static merchant(baseUrl: string, publicKey: string, secretKey: string): ApiClient {
+    return new ApiClient(baseUrl, { "x-public-key": publicKey, "x-secret-key": secretKey });
+  }
+
   get = (path: string) => this.send("get", path);
-  post = (path: string, body?: unknown) => this.send("post", path, body);
+  post = (path: string, body?: unknown, idempotencyKey?: string) =>
+    this.send("post", path, body, idempotencyKey);
   patch = (path: string, body: unknown) => this.send("patch", path, body);
   delete = (path: string) => this.send("delete", path);
 
-  private async send(method: "get" | "post" | "patch" | "delete", path: string, body?: unknown) {
+  private async send(
+    method: "get" | "post" | "patch" | "delete",
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+  ) {
     const response = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
       method: method.toUpperCase(),
       headers: {
-        authorization: `Bearer ${this.token}`,
+        ...this.credentials,
+        ...(idempotencyKey && { "idempotency-key": idempotencyKey }),
         ...(body !== undefined && { "content-type": "application/json" }),
       },
       body: body === undefined ? null : JSON.stringify(body),
