@@ -505,6 +505,27 @@ async function raceScenario(): Promise<void> {
   ).length;
   zero("races", `double transitions (${PLAN.races} races)`, doubles);
   zero("races", "cancelled but paid, not flagged", unflagged);
+
+  // Refund against refund: for each paid payment, twice its amount asked for at once, in slices.
+  const paid = finals
+    .filter((row: { status: string }) => row.status === "succeeded")
+    .slice(0, PLAN.races / 5);
+  await Promise.all(
+    paid.flatMap((row: { id: string }) =>
+      Array.from({ length: 30 }, () =>
+        fetch(`${instance.url}/api/v1/payments/${row.id}/refunds`, {
+          method: "POST",
+          headers: { ...keys, "content-type": "application/json" },
+          body: JSON.stringify({ amount: 100 }),
+        }),
+      ),
+    ),
+  );
+  const { rows: overRefunded } = await database.client.query(
+    `SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id AND r.status <> 'failed'
+     GROUP BY p.id, p.amount HAVING sum(r.amount) > p.amount`,
+  );
+  zero("races", `money over-refunded (${paid.length} payments, 30 refunds each)`, overRefunded.length);
   instance.child?.kill("SIGTERM");
   await database.drop();
 }
