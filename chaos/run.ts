@@ -506,12 +506,40 @@ async function raceScenario(): Promise<void> {
   zero("races", `double transitions (${PLAN.races} races)`, doubles);
   zero("races", "cancelled but paid, not flagged", unflagged);
 
-  // Refund against refund: for each paid payment, twice its amount asked for at once, in slices.
-  const paid = finals
-    .filter((row: { status: string }) => row.status === "succeeded")
-    .slice(0, PLAN.races / 5);
+  // Refund against refund: payments paid without a cancel, then twice each amount asked for at once.
+  const toPay: string[] = [];
+  for (let i = 0; i < PLAN.races / 5; i++) {
+    const response = await fetch(`${instance.url}/api/v1/payments/create`, {
+      method: "POST",
+      headers: { ...keys, "content-type": "application/json" },
+      body: JSON.stringify(paymentBody("https://hooks.example.com/x")),
+    });
+    const { data } = (await response.json()) as { data: { transactionId: string; sessionId: string } };
+    toPay.push(data.transactionId);
+    await fetch(`${sandboxUrl}/sandbox/sessions/${data.sessionId}/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ outcome: "succeeded" }),
+    });
+  }
+  const settleBy = Date.now() + 30_000;
+  let paid: { id: string }[] = [];
+  while (Date.now() < settleBy && paid.length < toPay.length) {
+    ({ rows: paid } = await database.client.query(
+      "SELECT id FROM payments WHERE id = ANY($1::uuid[]) AND status = 'succeeded'",
+      [toPay],
+    ));
+    if (paid.length < toPay.length) await sleep(200);
+  }
+  record(
+    "races",
+    "paid payments raced for refunds",
+    paid.length,
+    `${toPay.length}`,
+    paid.length === toPay.length,
+  );
   await Promise.all(
-    paid.flatMap((row: { id: string }) =>
+    paid.flatMap((row) =>
       Array.from({ length: 30 }, () =>
         fetch(`${instance.url}/api/v1/payments/${row.id}/refunds`, {
           method: "POST",
@@ -526,6 +554,13 @@ async function raceScenario(): Promise<void> {
      GROUP BY p.id, p.amount HAVING sum(r.amount) > p.amount`,
   );
   zero("races", `money over-refunded (${paid.length} payments, 30 refunds each)`, overRefunded.length);
+  // And the race was real: each payment ended fully refunded, no more and no less.
+  const { rows: short } = await database.client.query(
+    `SELECT p.id FROM payments p LEFT JOIN refunds r ON r.payment_id = p.id AND r.status <> 'failed'
+     WHERE p.id = ANY($1::uuid[]) GROUP BY p.id, p.amount HAVING COALESCE(sum(r.amount), 0) <> p.amount`,
+    [paid.map((row) => row.id)],
+  );
+  zero("races", "raced payments not refunded exactly in full", short.length);
   instance.child?.kill("SIGTERM");
   await database.drop();
 }
