@@ -298,6 +298,7 @@ describe("webhook delivery (spec §6)", () => {
     assert.equal(after[0].deliveries.length, 2);
     // A resend is the same message: the same webhook-id, which the events API shows as eventId.
     assert.equal(after[0].eventId, events[0].id);
+    assert.equal(after[0].type, "payment.failed");
     const ids = bodiesFor("/400", id).map((request) => request.headers["webhook-id"]);
     assert.deepEqual(ids, [after[0].eventId, after[0].eventId]);
 
