@@ -18,13 +18,13 @@ import { answerFrameworkError, installErrorEnvelope } from "./http/error-handler
 import { ApiError, errorResponseSchema } from "./http/errors.ts";
 import { loggerOptions } from "./http/logger.ts";
 import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
+import { hashSecret } from "./http/secret-hash.ts";
 import { AdminAuthenticator } from "./merchants/admin-token.ts";
 import { MerchantAuthenticator } from "./merchants/auth.ts";
 import authTestRoute from "./merchants/routes/auth-test.ts";
 import groupRoutes from "./merchants/routes/groups.ts";
 import keyRoutes from "./merchants/routes/keys.ts";
 import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
-import { hashSecret } from "./merchants/secrets.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";

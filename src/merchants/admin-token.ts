@@ -1,8 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import type { Database, Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
+import { hashSecret, secretMatches } from "../http/secret-hash.ts";
 import { deleteSetting, insertSettingIfAbsent, readSetting, writeSetting } from "../settings/store.ts";
-import { hashSecret, newAdminToken, secretMatches } from "./secrets.ts";
+import { newAdminToken } from "./secrets.ts";
 
 const HASH = "admin_token_hash";
 /** NOTIFY channel telling every instance the admin token was replaced. */

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
-import { hashSecret, secretMatches } from "./secrets.ts";
+import { hashSecret, secretMatches } from "../http/secret-hash.ts";
 import { API_KEYS_CHANNEL, findActiveApiKey } from "./store.ts";
 
 export interface Merchant {

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Database, Queryable } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
-import { hashSecret, newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
+import { hashSecret } from "../http/secret-hash.ts";
+import { newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
 import {
   findGroupRow,
   insertApiKey,
