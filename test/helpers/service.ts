@@ -5,6 +5,7 @@ import type { Database } from "../../src/db/database.ts";
 import type { Processor } from "../../src/processor/processor.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";
 import { createTestDatabase } from "./database.ts";
+import { type Behaviour, Receiver } from "./receiver.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_for_the_suite";
 
@@ -157,6 +158,23 @@ export async function startTestService(
         body: body === undefined ? null : JSON.stringify(body),
       });
       return { status: response.status, headers: response.headers, body: await response.json() };
+    },
+  };
+}
+
+/** A service whose webhooks may go to a loopback receiver, with one group: the common setup. */
+export async function startWithReceiver(behaviours: Record<string, Behaviour>) {
+  const receiver = new Receiver(behaviours);
+  await receiver.start();
+  const service = await startTestService({ ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host });
+  const group = await service.createGroup();
+  return {
+    receiver,
+    service,
+    group,
+    async stop() {
+      await service.close();
+      await receiver.stop();
     },
   };
 }

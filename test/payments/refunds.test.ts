@@ -1,23 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Receiver } from "../helpers/receiver.ts";
-import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import type { Receiver } from "../helpers/receiver.ts";
+import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 describe("refunds (DESIGN §5)", () => {
   let service: TestService;
   let group: TestGroup;
   let receiver: Receiver;
+  let stop: () => Promise<void>;
   before(async () => {
-    receiver = new Receiver({ "/hook": () => 200 });
-    await receiver.start();
-    service = await startTestService({ ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host });
-    group = await service.createGroup();
+    ({ receiver, service, group, stop } = await startWithReceiver({ "/hook": () => 200 }));
   });
-  after(async () => {
-    await service.close();
-    await receiver.stop();
-  });
+  after(() => stop());
 
   const read = async (id: string) => (await service.api(group, "GET", `/api/v1/payments/${id}`)).body.data;
   const refund = (id: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -44,69 +44,77 @@ async function queueDeliveries(service: TestService, group: TestGroup, url: stri
   service.services.outbox.wake();
 }
 
+/**
+ * A service that queues work without a dispatcher and stops, then a second one on the same
+ * database that must finish it, both delivering to one loopback receiver.
+ */
+async function acrossRestart<T>(
+  prepare: (first: TestService, group: TestGroup, hookUrl: string) => Promise<T>,
+  verify: (second: TestService, group: TestGroup, prepared: T, receiver: Receiver) => Promise<void>,
+): Promise<void> {
+  const receiver = new Receiver({ "/hook": () => 200 });
+  await receiver.start();
+  const database = await durableDatabase();
+  const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1" };
+  try {
+    const first = await startTestService(env, { db: await database.open(), workers: false });
+    const group = await first.createGroup();
+    const prepared = await prepare(first, group, `${receiver.url}/hook`);
+    await first.close();
+    const second = await startTestService(env, { db: await database.open() });
+    try {
+      await verify(second, group, prepared, receiver);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await receiver.stop();
+    await database.remove();
+  }
+}
+
 describe("webhook durability and fairness", () => {
   it("a delivery queued before a stop is sent after the next start", async () => {
-    const receiver = new Receiver({ "/hook": () => 200 });
-    await receiver.start();
-    const database = await durableDatabase();
-    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1" };
-    try {
-      const first = await startTestService(env, { db: await database.open(), workers: false });
-      const group = await first.createGroup();
-      const created = (await first.createPayment(group, { webhookUrl: `${receiver.url}/hook` })).body.data;
-      await first.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);
-      await sleep(200);
-      await first.close();
-      assert.equal(receiver.received.length, 0, "nothing was sent while no dispatcher ran");
-
-      const second = await startTestService(env, { db: await database.open() });
-      try {
+    await acrossRestart(
+      async (first, group, hookUrl) => {
+        const created = (await first.createPayment(group, { webhookUrl: hookUrl })).body.data;
+        await first.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);
+        await sleep(200);
+        return created.transactionId as string;
+      },
+      async (_second, _group, transactionId, receiver) => {
+        assert.equal(receiver.received.length, 0, "nothing was sent while no dispatcher ran");
         await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
-        assert.equal(JSON.parse(receiver.received[0]?.body ?? "{}").transactionId, created.transactionId);
-      } finally {
-        await second.close();
-      }
-    } finally {
-      await receiver.stop();
-      await database.remove();
-    }
+        assert.equal(JSON.parse(receiver.received[0]?.body ?? "{}").transactionId, transactionId);
+      },
+    );
   });
 
   it("an attempt whose instance died before recording it is logged as interrupted, then retried", async () => {
-    const receiver = new Receiver({ "/hook": () => 200 });
-    await receiver.start();
-    const database = await durableDatabase();
-    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1" };
-    try {
-      const first = await startTestService(env, { db: await database.open(), workers: false });
-      const group = await first.createGroup();
-      await queueDeliveries(first, group, `${receiver.url}/hook`, 1);
-      // What a dispatcher does before sending, with a lease that runs out at once; then it "dies".
-      const [claimed] = await claimDueDeliveries(first.services.db, {
-        limit: 1,
-        saturated: [],
-        inFlight: [],
-        perDestinationLimit: 1,
-        leaseMs: 1,
-        sentTimestamp: new Date().toISOString(),
-      });
-      assert.ok(claimed);
-      await first.close();
-      await sleep(50);
-
-      const second = await startTestService(env, { db: await database.open() });
-      try {
-        await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
-        const events = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
-          .data;
-        const attempts = events[0].deliveries[0].attempts;
-        await waitFor(async () => {
-          const now = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
-            .data;
-          return now[0].deliveries[0].attempts.length === 2 ? true : undefined;
+    await acrossRestart(
+      async (first, group, hookUrl) => {
+        await queueDeliveries(first, group, hookUrl, 1);
+        // What a dispatcher does before sending, with a lease that runs out at once; then it "dies".
+        const [claimed] = await claimDueDeliveries(first.services.db, {
+          limit: 1,
+          saturated: [],
+          inFlight: [],
+          perDestinationLimit: 1,
+          leaseMs: 1,
+          sentTimestamp: new Date().toISOString(),
         });
-        const logged = (await second.api(group, "GET", `/api/v1/payments/${claimed.payment_id}/events`)).body
-          .data[0].deliveries[0].attempts;
+        assert.ok(claimed);
+        await sleep(50);
+        return claimed.payment_id;
+      },
+      async (second, group, transactionId, receiver) => {
+        const attemptsLogged = async () =>
+          (await second.api(group, "GET", `/api/v1/payments/${transactionId}/events`)).body.data[0]
+            .deliveries[0].attempts;
+        await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
+        const attempts = await attemptsLogged();
+        await waitFor(async () => ((await attemptsLogged()).length === 2 ? true : undefined));
+        const logged = await attemptsLogged();
         assert.ok(attempts.length >= 1);
         assert.deepEqual(
           logged.map((attempt: { attempt: number; error: string | null; statusCode: number | null }) => [
@@ -119,13 +127,8 @@ describe("webhook durability and fairness", () => {
             [2, null, 200],
           ],
         );
-      } finally {
-        await second.close();
-      }
-    } finally {
-      await receiver.stop();
-      await database.remove();
-    }
+      },
+    );
   });
 
   it("one slow receiver cannot starve the others", async () => {

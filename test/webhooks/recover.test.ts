@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Receiver } from "../helpers/receiver.ts";
-import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import type { Receiver } from "../helpers/receiver.ts";
+import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 describe("recovering webhooks that were dropped (DESIGN §5)", () => {
@@ -9,16 +9,11 @@ describe("recovering webhooks that were dropped (DESIGN §5)", () => {
   let service: TestService;
   let group: TestGroup;
   let up = false;
+  let stop: () => Promise<void>;
   before(async () => {
-    receiver = new Receiver({ "/flaky": () => (up ? 200 : 503) });
-    await receiver.start();
-    service = await startTestService({ ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host });
-    group = await service.createGroup();
+    ({ receiver, service, group, stop } = await startWithReceiver({ "/flaky": () => (up ? 200 : 503) }));
   });
-  after(async () => {
-    await service.close();
-    await receiver.stop();
-  });
+  after(() => stop());
 
   /** A cancelled payment whose payment.failed delivery was dropped while the receiver was down. */
   const dropped = async () => {
