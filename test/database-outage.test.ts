@@ -42,6 +42,8 @@ describe("PostgreSQL outage", { skip: !onPostgres && "needs TEST_DATABASE_URL (r
     assert.equal(health.body.status, "unhealthy");
     assert.equal(health.body.checks.database.status, "unhealthy");
     assert.equal(typeof health.body.checks.database.error, "string");
+    // Public: no host, port or server message, only that it is unavailable.
+    assert.equal(health.body.checks.database.error, "database unavailable");
     assert.equal(health.body.checks.database.latencyMs, undefined);
 
     const ready = await service.request("GET", "/health/ready");

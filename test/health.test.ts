@@ -42,3 +42,24 @@ describe("health and API description", () => {
     assert.match(docs.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
   });
 });
+
+describe("/metrics behind METRICS_TOKEN", () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ METRICS_TOKEN: "metrics-secret-token" });
+  });
+  after(() => service.close());
+
+  it("refuses a scrape without the token, and serves one with it", async () => {
+    const anonymous = await service.request("GET", "/metrics");
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.body.error.code, "UNAUTHORIZED");
+    const wrong = await service.request("GET", "/metrics", { headers: { authorization: "Bearer nope" } });
+    assert.equal(wrong.status, 401);
+    const scraped = await service.request("GET", "/metrics", {
+      headers: { authorization: "Bearer metrics-secret-token" },
+    });
+    assert.equal(scraped.status, 200);
+    assert.match(String(scraped.body), /webhook_queue_depth \d+/);
+  });
+});
