@@ -7,8 +7,18 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import accountAdminRoutes from "./accounts/routes/admin.ts";
+import { accountPages } from "./accounts/routes/pages.ts";
+import { AccountsService } from "./accounts/service.ts";
 import checkoutRoutes from "./checkout/routes.ts";
 import { type Config, ConfigError } from "./config.ts";
+import groupPages from "./console/groups.ts";
+import operationsPages from "./console/operations.ts";
+import developerPages from "./dashboard/developers.ts";
+import overviewPage from "./dashboard/overview.ts";
+import paymentDetailPages from "./dashboard/payment-detail.ts";
+import paymentListPages from "./dashboard/payments.ts";
+import userPages from "./dashboard/users.ts";
 import { type Database, DatabaseUnavailableError } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
@@ -41,6 +51,7 @@ import type { Processor } from "./processor/processor.ts";
 import { stripeProcessor } from "./processor/stripe-processor.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
 import { insertSettingIfAbsent, readSetting } from "./settings/store.ts";
+import { assetRoutes, installPageSupport, requireSignIn } from "./web/plugin.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
 import failedDeliveriesRoute from "./webhooks/routes/failed-deliveries.ts";
@@ -59,6 +70,7 @@ export interface Services {
   webhooks: WebhookService;
   merchants: MerchantsService;
   merchantAuth: MerchantAuthenticator;
+  accounts: AccountsService;
 }
 
 export interface RunningService {
@@ -120,6 +132,7 @@ function buildServices(
     webhooks,
     merchants: new MerchantsService(db, merchantAuth.forget),
     merchantAuth,
+    accounts: new AccountsService(db, config.publicUrl),
   };
 }
 
@@ -130,7 +143,7 @@ async function registerRoutes(
   admin: AdminAuthenticator,
   { redis, isDraining }: { redis: RedisLink | undefined; isDraining: () => boolean },
 ): Promise<void> {
-  const { config, metrics, payments, webhooks, merchants, merchantAuth } = services;
+  const { config, metrics, payments, webhooks, merchants, merchantAuth, accounts } = services;
   installErrorEnvelope(app);
   app.addSchema(errorResponseSchema);
   app.addHook("preValidation", rejectUnstorableBody);
@@ -222,6 +235,40 @@ async function registerRoutes(
     await adminScope.register(keyRoutes, { merchants });
     await adminScope.register(reconciliationRoute, { payments });
     await adminScope.register(failedDeliveriesRoute, { webhooks });
+    await adminScope.register(accountAdminRoutes, { accounts });
+  });
+
+  // The merchant dashboard and the operator console: pages on PUBLIC_URL's host, signed-in sessions.
+  assetRoutes(app);
+  const sessionSecret = await pageSessionSecret(services.db);
+  await app.register(async (web) => {
+    await installPageSupport(web, {
+      db: services.db,
+      accounts,
+      sessionSecret,
+      secure: new URL(config.publicUrl).protocol === "https:",
+    });
+    await web.register(accountPages, { accounts, kind: "merchant" });
+    await web.register(accountPages, { accounts, kind: "operator" });
+    await web.register(async (dashboard) => {
+      dashboard.addHook("preValidation", requireSignIn(accounts, "merchant"));
+      await dashboard.register(overviewPage, { payments });
+      await dashboard.register(paymentListPages, { payments });
+      await dashboard.register(paymentDetailPages, { payments, webhooks, accounts });
+      await dashboard.register(developerPages, { merchants, webhooks, accounts });
+      await dashboard.register(userPages, { accounts });
+    });
+    await web.register(async (operatorConsole) => {
+      operatorConsole.addHook("preValidation", requireSignIn(accounts, "operator"));
+      await operatorConsole.register(groupPages, { merchants, accounts });
+      await operatorConsole.register(operationsPages, {
+        db: services.db,
+        redis,
+        payments,
+        webhooks,
+        accounts,
+      });
+    });
   });
 
   await app.register(checkoutRoutes, { payments });
@@ -234,6 +281,12 @@ const isLocalUrl = (url: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.t
 async function sandboxSigningSecret(db: Database): Promise<string> {
   await insertSettingIfAbsent(db, "sandbox_webhook_secret", `whsec_${randomBytes(32).toString("base64")}`);
   return (await readSetting(db, "sandbox_webhook_secret")) as string;
+}
+
+/** Signs page-session cookies: random, made on first start and shared by every instance. */
+async function pageSessionSecret(db: Database): Promise<string> {
+  await insertSettingIfAbsent(db, "page_session_secret", randomBytes(32).toString("base64url"));
+  return (await readSetting(db, "page_session_secret")) as string;
 }
 
 /** Listens on `port`, naming the variable that chose it when the port is taken. */

@@ -7,7 +7,7 @@ const HEALTH_TIMEOUT_MS = 2000;
 
 type DatabaseCheck = { ok: true; latencyMs: number } | { ok: false; error: string };
 
-async function checkDatabase(db: Database, log: FastifyBaseLogger): Promise<DatabaseCheck> {
+export async function checkDatabase(db: Database, log: FastifyBaseLogger): Promise<DatabaseCheck> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {

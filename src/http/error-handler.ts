@@ -16,7 +16,7 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: "UNSUPPORTED_MEDIA_TYPE",
 };
 
-function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
+export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DatabaseUnavailableError) {
     return new ApiError("SERVICE_UNAVAILABLE", "The service is temporarily unavailable; try again shortly");

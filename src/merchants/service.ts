@@ -9,6 +9,8 @@ import {
   insertApiKey,
   insertGroup,
   insertSafeSite,
+  listApiKeys,
+  listGroupRows,
   listSafeSiteRows,
   lockAndCheckAnyGroup,
   revokeApiKey,
@@ -91,12 +93,24 @@ export class MerchantsService {
     return toSafeSite(await this.insertSite(this.db, groupId, site));
   }
 
-  async updateSafeSite(id: string, patch: Partial<SafeSiteInput>): Promise<SafeSite> {
-    const row = await updateSafeSite(this.db, id, {
-      name: patch.name ?? null,
-      url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
-      isActive: patch.isActive ?? null,
-    });
+  /** `withinGroup` keeps a merchant's change to its own SafeSites. */
+  async updateSafeSite(
+    id: string,
+    patch: Partial<SafeSiteInput>,
+    withinGroup: string | null = null,
+  ): Promise<SafeSite> {
+    const row = !UUID_PATTERN.test(id)
+      ? undefined
+      : await updateSafeSite(
+          this.db,
+          id,
+          {
+            name: patch.name ?? null,
+            url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
+            isActive: patch.isActive ?? null,
+          },
+          withinGroup,
+        );
     if (!row) throw notFound("SafeSite");
     return toSafeSite(row);
   }
@@ -106,11 +120,37 @@ export class MerchantsService {
     return this.insertKey(this.db, groupId);
   }
 
-  /** Revoked at once on every instance; false when no active key has that public key. */
-  async revokeKey(publicKey: string): Promise<boolean> {
-    if (!(await revokeApiKey(this.db, publicKey))) return false;
+  /** Revoked at once on every instance; false when no active key (of `withinGroup`) has that public key. */
+  async revokeKey(publicKey: string, withinGroup: string | null = null): Promise<boolean> {
+    if (!(await revokeApiKey(this.db, publicKey, withinGroup))) return false;
     this.onKeyRevoked(publicKey);
     return true;
+  }
+
+  async keys(groupId: string) {
+    const rows = await listApiKeys(this.db, groupId);
+    return rows.map((row) => ({
+      publicKey: row.public_key,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    }));
+  }
+
+  async groups(limit: number) {
+    const rows = await listGroupRows(this.db, limit);
+    return rows.map((row) => ({
+      groupId: row.id,
+      groupName: row.name,
+      activeSafeSites: row.active_sites,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /** The signing secret, for an owner or developer who asked to see it (the caller audits). */
+  async webhookSecret(groupId: string): Promise<string> {
+    const row = UUID_PATTERN.test(groupId) ? await findGroupRow(this.db, groupId) : undefined;
+    if (!row) throw notFound("Group");
+    return row.webhook_secret;
   }
 
   /** A new signing secret; the previous one keeps signing for `graceSeconds`. */

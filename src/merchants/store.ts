@@ -78,11 +78,12 @@ export async function updateSafeSite(
   q: Queryable,
   id: string,
   patch: { name: string | null; url: string | null; isActive: boolean | null },
+  groupId: string | null = null,
 ): Promise<SafeSiteRow | undefined> {
   const [row] = await q.query<SafeSiteRow>(
     `UPDATE safe_sites SET name = COALESCE($2, name), url = COALESCE($3, url), is_active = COALESCE($4, is_active)
-     WHERE id = $1 RETURNING id, name, url, is_active`,
-    [id, patch.name, patch.url, patch.isActive],
+     WHERE id = $1 AND ($5::uuid IS NULL OR group_id = $5) RETURNING id, name, url, is_active`,
+    [id, patch.name, patch.url, patch.isActive, groupId],
   );
   return row;
 }
@@ -109,14 +110,46 @@ export async function findActiveApiKey(
   return row;
 }
 
-/** Revokes a key and tells every instance to drop it from its auth cache (on commit). */
-export async function revokeApiKey(q: Queryable, publicKey: string): Promise<boolean> {
+/**
+ * Revokes a key (of one group, when `groupId` is given) and tells every instance to drop it from
+ * its auth cache (on commit).
+ */
+export async function revokeApiKey(
+  q: Queryable,
+  publicKey: string,
+  groupId: string | null = null,
+): Promise<boolean> {
   const rows = await q.query(
     `WITH revoked AS (
-       UPDATE api_keys SET revoked_at = now() WHERE public_key = $1 AND revoked_at IS NULL RETURNING public_key
+       UPDATE api_keys SET revoked_at = now()
+       WHERE public_key = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR group_id = $3)
+       RETURNING public_key
      )
      SELECT pg_notify($2, public_key) FROM revoked`,
-    [publicKey, API_KEYS_CHANNEL],
+    [publicKey, API_KEYS_CHANNEL, groupId],
   );
   return rows.length === 1;
+}
+
+export interface ApiKeyRow {
+  public_key: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** A group's keys, active first, newest first; never their secrets (only hashes are kept). */
+export function listApiKeys(q: Queryable, groupId: string): Promise<ApiKeyRow[]> {
+  return q.query<ApiKeyRow>(
+    `SELECT public_key, created_at, revoked_at FROM api_keys WHERE group_id = $1
+     ORDER BY revoked_at IS NOT NULL, created_at DESC LIMIT 200`,
+    [groupId],
+  );
+}
+
+export function listGroupRows(q: Queryable, limit: number): Promise<(GroupRow & { active_sites: number })[]> {
+  return q.query(
+    `SELECT g.*, (SELECT count(*)::int FROM safe_sites s WHERE s.group_id = g.id AND s.is_active) AS active_sites
+     FROM groups g ORDER BY g.created_at DESC LIMIT $1`,
+    [limit],
+  );
 }

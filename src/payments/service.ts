@@ -31,6 +31,7 @@ import {
   type CreatePlan,
   type Currency,
   chooseSafeSite,
+  dailyPaymentTotals,
   findPayment,
   findPaymentBy,
   findPaymentByLinkToken,
@@ -49,6 +50,8 @@ import {
   recordProcessorEvent,
   recordProcessorRefunds,
   reserveRefund,
+  resolvePaymentReconciliation,
+  resolveProcessorMismatch,
   type StatusUpdate,
   settleRefund,
   updatePaymentStatus,
@@ -481,6 +484,21 @@ export class PaymentsService {
         flaggedAt: row.received_at.toISOString(),
       })),
     ];
+  }
+
+  /** Closes a reconciliation item with the operator's note; false when it was already closed. */
+  resolveReconciliation(item: { kind: "paid_after_close" | "processor_mismatch"; id: string }, note: string) {
+    if (item.kind === "paid_after_close") {
+      return UUID_PATTERN.test(item.id)
+        ? resolvePaymentReconciliation(this.db, item.id, note)
+        : Promise.resolve(false);
+    }
+    return resolveProcessorMismatch(this.db, item.id, note);
+  }
+
+  /** The last `days` UTC days of a group's payments, by day, status and currency. */
+  dailyTotals(groupId: string, since: Date) {
+    return dailyPaymentTotals(this.db, groupId, since);
   }
 
   private logDroppedWebhookUrl(transactionId: string, url: string): void {

@@ -266,10 +266,10 @@ export interface PaymentFilter {
   from?: Date | undefined;
   /** created_at before */
   to?: Date | undefined;
-  /** A transaction id or a customer email. */
-  query?: string | undefined;
-  /** Keyset cursor: rows strictly older than this (created_at, id). */
-  before?: { createdAt: Date; id: string } | undefined;
+  transactionId?: string | undefined;
+  customerEmail?: string | undefined;
+  /** Keyset cursor: rows after this payment in the listing's order (newest first). */
+  afterId?: string | undefined;
 }
 
 /** A group's payments, newest first, by keyset so a page costs the same at any depth. */
@@ -285,8 +285,9 @@ export function listPayments(
        AND ($2::text IS NULL OR status = $2)
        AND ($3::timestamptz IS NULL OR created_at >= $3)
        AND ($4::timestamptz IS NULL OR created_at < $4)
-       AND ($5::text IS NULL OR id::text = $5 OR lower(customer_email) = lower($5))
-       AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7::uuid))
+       AND ($5::uuid IS NULL OR id = $5)
+       AND ($6::text IS NULL OR lower(customer_email) = lower($6))
+       AND ($7::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM payments WHERE id = $7))
      ORDER BY created_at DESC, id DESC
      LIMIT $8`,
     [
@@ -294,9 +295,9 @@ export function listPayments(
       filter.status ?? null,
       filter.from ?? null,
       filter.to ?? null,
-      filter.query ?? null,
-      filter.before?.createdAt ?? null,
-      filter.before?.id ?? null,
+      filter.transactionId ?? null,
+      filter.customerEmail ?? null,
+      filter.afterId ?? null,
       limit,
     ],
   );
@@ -343,7 +344,7 @@ export function listProcessorMismatches(q: Queryable, limit: number): Promise<Mi
   return q.query<MismatchRow>(
     `SELECT e.id, e.type, e.payment_id, p.group_id, e.mismatch, e.received_at
      FROM processor_events e LEFT JOIN payments p ON p.id = e.payment_id
-     WHERE e.mismatch IS NOT NULL ORDER BY e.received_at LIMIT $1`,
+     WHERE e.mismatch IS NOT NULL AND e.resolved_at IS NULL ORDER BY e.received_at LIMIT $1`,
     [limit],
   );
 }
@@ -559,4 +560,51 @@ export async function recordProcessorRefunds(
      UPDATE payments SET refund_reserved = LEAST(amount, GREATEST(refund_reserved, $5)) WHERE id = $1`,
     [payment.id, payment.groupId, payment.currency, refundId, refundedTotal],
   );
+}
+
+export interface DailyTotalRow {
+  day: string;
+  status: PaymentStatus;
+  currency: Currency;
+  count: number;
+  amount: number;
+}
+
+/** Per UTC day, status and currency: how many payments were created and for how much. */
+export function dailyPaymentTotals(q: Queryable, groupId: string, since: Date): Promise<DailyTotalRow[]> {
+  return q.query<DailyTotalRow>(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status, currency,
+            count(*)::int AS count, sum(amount)::float8 AS amount
+     FROM payments WHERE group_id = $1 AND created_at >= $2
+     GROUP BY 1, 2, 3 ORDER BY 1`,
+    [groupId, since],
+  );
+}
+
+/** Closes a paid-after-close item: the operator's note is kept with the payment. */
+export async function resolvePaymentReconciliation(
+  q: Queryable,
+  paymentId: string,
+  note: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE payments SET needs_reconciliation = false, reconciliation_note = $2, updated_at = now()
+     WHERE id = $1 AND needs_reconciliation RETURNING id`,
+    [paymentId, note],
+  );
+  return rows.length === 1;
+}
+
+/** Closes a processor-mismatch item. */
+export async function resolveProcessorMismatch(
+  q: Queryable,
+  eventId: string,
+  note: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE processor_events SET resolved_at = now(), resolution_note = $2
+     WHERE id = $1 AND mismatch IS NOT NULL AND resolved_at IS NULL RETURNING id`,
+    [eventId, note],
+  );
+  return rows.length === 1;
 }

@@ -12,6 +12,7 @@ import {
   listEventsOfTransaction,
   listEventsSince,
   listFailedDeliveries,
+  oldestPendingDelivery,
 } from "./store.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -82,6 +83,11 @@ export class WebhookService {
       });
     }
     return this.depth.value;
+  }
+
+  /** The queue's age: when the longest-waiting delivery was queued. */
+  oldestUndelivered(): Promise<Date | null> {
+    return oldestPendingDelivery(this.db);
   }
 
   private async describe(events: EventRow[]) {

@@ -328,6 +328,14 @@ export function listFailedDeliveries(q: Queryable, limit: number): Promise<Faile
   );
 }
 
+/** When the longest-waiting undelivered event was queued; null when nothing waits. */
+export async function oldestPendingDelivery(q: Queryable): Promise<Date | null> {
+  const [row] = await q.query<{ oldest: Date | null }>(
+    "SELECT min(created_at) AS oldest FROM webhook_deliveries WHERE state = 'pending'",
+  );
+  return row?.oldest ?? null;
+}
+
 export async function countPendingDeliveries(q: Queryable): Promise<number> {
   const [row] = await q.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'",

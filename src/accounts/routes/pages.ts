@@ -1,0 +1,244 @@
+// Signing in and out, accepting an invite, changing a password and ending sessions: the same
+// pages for merchant users (/dashboard) and operators (/operator).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { time } from "../../web/format.ts";
+import { html } from "../../web/html.ts";
+import { type Audience, csrfField, layout, sendHtml, setFlash } from "../../web/layout.ts";
+import { requireSignIn } from "../../web/plugin.ts";
+import { PASSWORD_MIN_LENGTH } from "../password.ts";
+import { type AccountKind, type AccountsService, actorOf, type Principal, tokenHash } from "../service.ts";
+
+const field = { type: "string", maxLength: 512 } as const;
+const loginBody = {
+  type: "object",
+  required: ["email", "password"],
+  properties: { email: field, password: field, _csrf: field },
+} as const;
+const passwordBody = {
+  type: "object",
+  required: ["password"],
+  properties: { password: field, _csrf: field },
+} as const;
+const changePasswordBody = {
+  type: "object",
+  required: ["current", "password"],
+  properties: { current: field, password: field, _csrf: field },
+} as const;
+const tokenParams = {
+  type: "object",
+  properties: { token: { type: "string", maxLength: 64 } },
+} as const;
+const sessionParams = {
+  type: "object",
+  properties: { sessionId: { type: "string", maxLength: 64 } },
+} as const;
+
+/** Starts a fresh session (a new id, so a planted cookie is worth nothing) for the account. */
+async function signInto(request: FastifyRequest, principal: Principal): Promise<void> {
+  await request.session.regenerate();
+  request.session.accountId = principal.accountId;
+  request.session.address = request.ip;
+  request.session.userAgent = String(request.headers["user-agent"] ?? "").slice(0, 300);
+}
+
+export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind: AccountKind }> = async (
+  app,
+  { accounts, kind },
+) => {
+  const audience: Audience = kind === "merchant" ? "dashboard" : "operator";
+  const base = `/${audience}`;
+  const audienceName = kind === "merchant" ? "the merchant dashboard" : "the operator console";
+
+  const loginPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    error?: string,
+    email = "",
+  ) =>
+    sendHtml(
+      reply,
+      status,
+      layout(request, reply, {
+        audience,
+        title: "Sign in",
+        narrow: true,
+        error,
+        body: html`<h1>Sign in to ${audienceName}</h1>
+<form method="post" action="${base}/login" class="card">${csrfField(reply)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p></form>`,
+      }),
+    );
+
+  app.get(`${base}/login`, async (request, reply) => {
+    if (request.session.accountId && (await accounts.principal(request.session.accountId))?.kind === kind) {
+      return reply.redirect(base, 303);
+    }
+    return loginPage(request, reply, 200);
+  });
+
+  app.post(`${base}/login`, { schema: { body: loginBody } }, async (request, reply) => {
+    const { email, password } = request.body as { email: string; password: string };
+    const result = await accounts.signIn(kind, email, password, request.ip);
+    if (result.outcome === "signed_in") {
+      await signInto(request, result.principal);
+      return reply.redirect(base, 303);
+    }
+    if (result.outcome === "throttled") {
+      const seconds = Math.max(1, Math.ceil((result.until.getTime() - Date.now()) / 1000));
+      reply.header("retry-after", String(seconds));
+      return loginPage(
+        request,
+        reply,
+        429,
+        `Too many failed sign-ins for this account. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+        email,
+      );
+    }
+    return loginPage(request, reply, 401, "That email and password do not match an account.", email);
+  });
+
+  app.post(`${base}/logout`, async (request, reply) => {
+    const principal = request.session.accountId
+      ? await accounts.principal(request.session.accountId)
+      : undefined;
+    if (principal)
+      await accounts.audit(principal.groupId, "account.signed_out", principal.accountId, null, {
+        actor: actorOf(principal),
+        address: request.ip,
+      });
+    await request.session.destroy();
+    return reply.redirect(`${base}/login`, 303);
+  });
+
+  const invitePage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    status: number,
+    error?: string,
+  ) => {
+    const account = await accounts.invitedAccount(kind, token);
+    if (!account) {
+      return sendHtml(
+        reply,
+        404,
+        layout(request, reply, {
+          audience,
+          title: "Invite not valid",
+          narrow: true,
+          body: html`<h1>This invite link is not valid</h1><p>It may have been used already or be older than 72 hours. Ask for a new invite.</p>`,
+        }),
+      );
+    }
+    return sendHtml(
+      reply,
+      status,
+      layout(request, reply, {
+        audience,
+        title: "Choose a password",
+        narrow: true,
+        error,
+        body: html`<h1>Welcome to ${audienceName}</h1>
+<p>You were invited as <strong>${account.email}</strong>${account.role ? html` (${account.role})` : ""}. Choose a password to sign in.</p>
+<form method="post" action="${base}/invite/${token}" class="card">${csrfField(reply)}
+<input type="email" name="username" value="${account.email}" autocomplete="username" hidden>
+<label for="password">Password (at least ${PASSWORD_MIN_LENGTH} characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
+<p><button type="submit">Set password and sign in</button></p></form>`,
+      }),
+    );
+  };
+
+  app.get(`${base}/invite/:token`, { schema: { params: tokenParams } }, async (request, reply) => {
+    // The token is in the URL: never let it leak to another site through the Referer.
+    reply.header("referrer-policy", "no-referrer");
+    return invitePage(request, reply, (request.params as { token: string }).token, 200);
+  });
+
+  app.post(
+    `${base}/invite/:token`,
+    { schema: { params: tokenParams, body: passwordBody } },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const { password } = request.body as { password: string };
+      reply.header("referrer-policy", "no-referrer");
+      try {
+        const principal = await accounts.acceptInvite(kind, token, password, request.ip);
+        await signInto(request, principal);
+        return reply.redirect(base, 303);
+      } catch (error) {
+        if ((error as { code?: string }).code === "INVALID_REQUEST") {
+          return invitePage(request, reply, token, 400, (error as Error).message);
+        }
+        throw error;
+      }
+    },
+  );
+
+  // The signed-in account's own page: password and sessions.
+  await app.register(async (own) => {
+    own.addHook("preValidation", requireSignIn(accounts, kind));
+    const principalOf = (request: FastifyRequest) => request.principal as Principal;
+
+    own.get(`${base}/account`, async (request, reply) => {
+      const sessions = await accounts.sessions(principalOf(request), tokenHash(request.session.sessionId));
+      return sendHtml(
+        reply,
+        200,
+        layout(request, reply, {
+          audience,
+          title: "Account",
+          body: html`<h1>Your account</h1>
+<section class="card"><h2>Change password</h2>
+<form method="post" action="${base}/account/password">${csrfField(reply)}
+<label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
+<label for="password">New password (at least ${PASSWORD_MIN_LENGTH} characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
+<p><button type="submit">Change password</button></p></form>
+<p class="muted">Changing the password signs out every other session.</p></section>
+<h2>Sessions</h2>
+<div class="table-wrap"><table><thead><tr><th>Signed in</th><th>From</th><th>Browser</th><th>Expires</th><th><span class="skip">Action</span></th></tr></thead><tbody>
+${sessions.map(
+  (
+    one,
+  ) => html`<tr><td>${time(one.createdAt)}${one.current ? html` <span class="badge ok">this session</span>` : ""}</td><td>${one.address}</td><td>${one.userAgent}</td><td>${time(one.expiresAt)}</td>
+<td><form method="post" action="${base}/account/sessions/${one.id}/revoke" class="inline">${csrfField(reply)}<button type="submit" class="secondary">Sign out this session</button></form></td></tr>`,
+)}</tbody></table></div>`,
+        }),
+      );
+    });
+
+    own.post(`${base}/account/password`, { schema: { body: changePasswordBody } }, async (request, reply) => {
+      const { current, password } = request.body as { current: string; password: string };
+      try {
+        await accounts.changePassword(
+          principalOf(request),
+          current,
+          password,
+          tokenHash(request.session.sessionId),
+          request.ip,
+        );
+        setFlash(request, { kind: "ok", text: "Password changed. Every other session is signed out." });
+      } catch (error) {
+        if ((error as { code?: string }).code !== "INVALID_REQUEST") throw error;
+        setFlash(request, { kind: "error", text: (error as Error).message });
+      }
+      return reply.redirect(`${base}/account`, 303);
+    });
+
+    own.post(
+      `${base}/account/sessions/:sessionId/revoke`,
+      { schema: { params: sessionParams } },
+      async (request, reply) => {
+        await accounts.revokeSession(
+          principalOf(request),
+          (request.params as { sessionId: string }).sessionId,
+          request.ip,
+        );
+        return reply.redirect(`${base}/account`, 303);
+      },
+    );
+  });
+};

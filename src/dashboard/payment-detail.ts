@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsync } from "fastify";
+import type { AccountsService } from "../accounts/service.ts";
+import { ApiError } from "../http/errors.ts";
+import { uuidParam } from "../http/schemas.ts";
+import { visibleMetadata } from "../payments/metadata.ts";
+import type { PaymentsService } from "../payments/service.ts";
+import type { RefundReason } from "../payments/store.ts";
+import { money, parseMajorUnits, time } from "../web/format.ts";
+import { html } from "../web/html.ts";
+import { csrfField, setFlash } from "../web/layout.ts";
+import type { WebhookService } from "../webhooks/service.ts";
+import { auditContext, dashboardPage, merchantOf, statusBadge } from "./common.ts";
+import { can, ensureAllowed } from "./permissions.ts";
+
+const paymentParams = {
+  type: "object",
+  required: ["transactionId"],
+  properties: { transactionId: uuidParam("Payment") },
+} as const;
+const eventParams = {
+  type: "object",
+  required: ["transactionId", "eventId"],
+  properties: { transactionId: uuidParam("Payment"), eventId: uuidParam("Event") },
+} as const;
+const REASONS: readonly RefundReason[] = ["requested_by_customer", "duplicate", "fraudulent"];
+const refundForm = {
+  type: "object",
+  required: ["key"],
+  properties: {
+    amount: { type: "string", maxLength: 20 },
+    reason: { type: "string", enum: ["", ...REASONS] },
+    key: { type: "string", pattern: "^[0-9a-f-]{36}$" },
+    _csrf: { type: "string", maxLength: 200 },
+  },
+} as const;
+
+const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** /dashboard/payments/:transactionId: everything about one payment, with refund and resend. */
+const paymentDetailPages: FastifyPluginAsync<{
+  payments: PaymentsService;
+  webhooks: WebhookService;
+  accounts: AccountsService;
+}> = async (app, { payments, webhooks, accounts }) => {
+  app.get(
+    "/dashboard/payments/:transactionId",
+    { schema: { params: paymentParams } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      const { transactionId } = request.params as { transactionId: string };
+      const payment = await payments.get(principal.groupId, transactionId);
+      const [history, refunds, events] = await Promise.all([
+        payments.statusHistory(payment),
+        payments.refunds(principal.groupId, payment.id),
+        webhooks.eventsOf(principal.groupId, payment.id),
+      ]);
+      const metadata = visibleMetadata(payment.metadata);
+      const remaining = payment.amount - payment.refund_reserved;
+      const refundable =
+        (payment.status === "succeeded" || payment.status === "partially_refunded") && remaining > 0;
+      const mayRefund = can(principal, "refund");
+      const mayResend = can(principal, "resend_webhook");
+
+      return dashboardPage(
+        request,
+        reply,
+        `Payment ${payment.id}`,
+        html`<p><a href="/dashboard/payments">← Payments</a></p>
+<h1>${money(payment.amount, payment.currency)} ${statusBadge(payment.status)}</h1>
+<section class="card"><dl class="facts">
+<dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
+<dt>Status</dt><dd id="payment-status">${payment.status}</dd>
+<dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
+<dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
+<dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
+<dt>Customer</dt><dd>${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}</dd>
+<dt>Created</dt><dd>${time(payment.created_at)}</dd>
+<dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
+<dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
+<dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
+<dt>Processor session</dt><dd class="mono">${payment.processor_session_id ?? "—"}</dd>
+<dt>Payment intent</dt><dd class="mono">${payment.processor_payment_intent_id ?? "—"}</dd>
+<dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>
+</dl></section>
+
+<h2>Metadata</h2>
+${
+  metadata
+    ? html`<div class="table-wrap"><table id="metadata"><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody>
+${Object.entries(metadata).map(([key, value]) => html`<tr><td class="mono">${key}</td><td>${show(value)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="muted">None.</p>`
+}
+
+<h2>Status history</h2>
+<div class="table-wrap"><table><thead><tr><th>When</th><th>From</th><th>To</th><th>Reason</th></tr></thead><tbody>
+${history.map(
+  (change) =>
+    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ?? "—"}</td><td>${statusBadge(change.to_status)}</td><td class="mono">${change.reason}</td></tr>`,
+)}</tbody></table></div>
+
+<h2>Refunds</h2>
+${
+  refunds.length > 0
+    ? html`<div class="table-wrap"><table id="refunds"><thead><tr><th>Created</th><th class="num">Amount</th><th>Status</th><th>Reason</th><th>Refund ID</th></tr></thead><tbody>
+${refunds.map(
+  (refund) =>
+    html`<tr><td>${time(new Date(refund.createdAt))}</td><td class="num">${money(refund.amount, refund.currency)}</td><td>${statusBadge(refund.status)}</td><td>${refund.reason ?? "—"}</td><td class="mono">${refund.refundId}</td></tr>`,
+)}</tbody></table></div>`
+    : html`<p class="muted">No refunds.</p>`
+}
+${
+  refundable && mayRefund
+    ? html`<form method="post" action="/dashboard/payments/${payment.id}/refunds" class="card row" id="refund-form">${csrfField(reply)}
+<input type="hidden" name="key" value="${randomUUID()}">
+<div><label for="refund-amount">Amount (${payment.currency.toUpperCase()}, up to ${money(remaining, payment.currency)})</label>
+<input id="refund-amount" name="amount" inputmode="decimal" placeholder="${(remaining / 100).toFixed(2)}" size="12"></div>
+<div><label for="refund-reason">Reason</label><select id="refund-reason" name="reason"><option value="">None given</option>
+${REASONS.map((reason) => html`<option value="${reason}">${reason.replaceAll("_", " ")}</option>`)}</select></div>
+<div><button type="submit" class="danger">Refund</button></div>
+<p class="muted">Leave the amount empty to refund all that remains. The status changes when the processor confirms.</p></form>`
+    : ""
+}
+
+<h2>Webhook events</h2>
+${
+  events.length === 0
+    ? html`<p class="muted">No events.</p>`
+    : events.map(
+        (event) => html`<section class="card event" id="event-${event.eventId}">
+<h3>${event.type} <span class="muted mono">${event.eventId}</span></h3>
+<p>Created ${time(new Date(event.createdAt))}</p>
+${event.deliveries.map(
+  (
+    delivery,
+  ) => html`<p>Delivery to <span class="mono">${delivery.url}</span>: ${statusBadge(delivery.state)}</p>
+<div class="table-wrap"><table class="attempts"><thead><tr><th>Attempt</th><th>When</th><th>Status code</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
+${delivery.attempts.map(
+  (attempt) =>
+    html`<tr><td>${attempt.attempt}</td><td>${time(new Date(attempt.attemptedAt))}</td><td>${attempt.statusCode ?? "—"}</td><td class="num">${attempt.durationMs ?? "—"} ms</td><td>${attempt.error ?? ""}</td></tr>`,
+)}</tbody></table></div>`,
+)}
+${
+  mayResend && event.deliveries.length > 0
+    ? html`<form method="post" action="/dashboard/payments/${payment.id}/events/${event.eventId}/resend">${csrfField(reply)}<button type="submit" class="secondary">Resend</button></form>`
+    : ""
+}</section>`,
+      )
+}`,
+      );
+    },
+  );
+
+  app.post(
+    "/dashboard/payments/:transactionId/refunds",
+    { schema: { params: paymentParams, body: refundForm } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "refund");
+      const { transactionId } = request.params as { transactionId: string };
+      const form = request.body as { amount?: string; reason?: string; key: string };
+      const back = `/dashboard/payments/${transactionId}`;
+      const amount = form.amount?.trim() ? parseMajorUnits(form.amount) : undefined;
+      if (amount === null || amount === 0) {
+        setFlash(request, {
+          kind: "error",
+          text: "Enter the amount as a number such as 12.50, or leave it empty.",
+        });
+        return reply.redirect(back, 303);
+      }
+      try {
+        const refund = await payments.refund(
+          principal.groupId,
+          transactionId,
+          {
+            ...(amount !== undefined && { amount }),
+            ...(form.reason && { reason: form.reason as RefundReason }),
+          },
+          { requestedBy: auditContext(request).actor, idempotencyKey: `dashboard-${form.key}` },
+        );
+        await accounts.audit(
+          principal.groupId,
+          "payment.refunded",
+          transactionId,
+          { refundId: refund.refundId, amount: refund.amount },
+          auditContext(request),
+        );
+        setFlash(request, {
+          kind: "ok",
+          text: `Refund of ${money(refund.amount, refund.currency)} requested.`,
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.statusCode === 404 || error.statusCode >= 503) throw error;
+        setFlash(request, { kind: "error", text: error.message });
+      }
+      return reply.redirect(back, 303);
+    },
+  );
+
+  app.post(
+    "/dashboard/payments/:transactionId/events/:eventId/resend",
+    { schema: { params: eventParams } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "resend_webhook");
+      const { transactionId, eventId } = request.params as { transactionId: string; eventId: string };
+      await webhooks.resend({ groupId: principal.groupId, transactionId, eventId });
+      await accounts.audit(
+        principal.groupId,
+        "webhook.resent",
+        eventId,
+        { transactionId },
+        auditContext(request),
+      );
+      setFlash(request, {
+        kind: "ok",
+        text: "Queued for delivery again. Reload in a moment to see the attempt.",
+      });
+      return reply.redirect(`/dashboard/payments/${transactionId}#event-${eventId}`, 303);
+    },
+  );
+};
+
+export default paymentDetailPages;

@@ -1,0 +1,154 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsync } from "fastify";
+import { UUID_PATTERN } from "../http/schemas.ts";
+import type { PaymentsService } from "../payments/service.ts";
+import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/status.ts";
+import type { PaymentFilter, PaymentRow } from "../payments/store.ts";
+import { money, parseDay, time } from "../web/format.ts";
+import { html } from "../web/html.ts";
+import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
+
+const PAGE_SIZE = 50;
+const CSV_BATCH = 500;
+export const CSV_HEADER =
+  "transactionId,status,amount,currency,amountRefunded,customerEmail,description,createdAt,completedAt";
+
+/** DESIGN §5: the list's and the export's filters. Empty fields mean "any". */
+export const paymentFilterQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    status: { type: "string", enum: ["", ...PAYMENT_STATUSES] },
+    from: { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2})?$" },
+    to: { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2})?$" },
+    q: { type: "string", maxLength: 320 },
+    after: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
+  },
+} as const;
+
+export interface FilterQuery {
+  status?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+  after?: string;
+}
+
+/** `to` is a day and includes it: payments created before the next midnight UTC. */
+export function toPaymentFilter(query: FilterQuery): PaymentFilter {
+  const search = query.q?.trim() ?? "";
+  const to = parseDay(query.to);
+  return {
+    status: (query.status || undefined) as PaymentStatus | undefined,
+    from: parseDay(query.from),
+    to: to && new Date(to.getTime() + 86_400_000),
+    transactionId: UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
+    customerEmail: search && !UUID_PATTERN.test(search) ? search : undefined,
+    afterId: query.after || undefined,
+  };
+}
+
+const filterParams = (query: FilterQuery) => {
+  const params = new URLSearchParams();
+  for (const name of ["status", "from", "to", "q"] as const) {
+    const value = query[name];
+    if (value) params.set(name, value);
+  }
+  return params;
+};
+
+/**
+ * One CSV field: quoted when it holds a comma, quote or line break; a text that a spreadsheet
+ * would run as a formula (=, +, -, @, tab, CR first) is prefixed with an apostrophe (OWASP).
+ */
+export function csvField(value: string | number | null): string {
+  if (value === null) return "";
+  let text = String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const csvLine = (row: PaymentRow) =>
+  `${[
+    row.id,
+    row.status,
+    row.amount,
+    row.currency,
+    row.refunded_amount,
+    row.customer_email,
+    row.description,
+    row.created_at.toISOString(),
+    row.completed_at ? row.completed_at.toISOString() : null,
+  ]
+    .map(csvField)
+    .join(",")}\r\n`;
+
+/** /dashboard/payments and its CSV export, both by keyset so any depth costs the same. */
+const paymentListPages: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+  app.get("/dashboard/payments", { schema: { querystring: paymentFilterQuery } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    const query = request.query as FilterQuery;
+    const rows = await payments.list(principal.groupId, toPaymentFilter(query), PAGE_SIZE + 1);
+    const page = rows.slice(0, PAGE_SIZE);
+    const next = rows.length > PAGE_SIZE ? page[page.length - 1] : undefined;
+    const params = filterParams(query);
+    const nextParams = new URLSearchParams(params);
+    if (next) nextParams.set("after", next.id);
+    return dashboardPage(
+      request,
+      reply,
+      "Payments",
+      html`<h1>Payments</h1>
+<form method="get" action="/dashboard/payments" class="card row" role="search">
+<div><label for="q">Transaction ID or customer email</label><input id="q" name="q" type="search" value="${query.q ?? ""}" size="32"></div>
+<div><label for="status">Status</label><select id="status" name="status"><option value="">Any</option>
+${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ""}>${status.replace("_", " ")}</option>`)}</select></div>
+<div><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ""}"></div>
+<div><label for="to">to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ""}"></div>
+<div><button type="submit">Filter</button></div>
+<div><a class="button secondary" href="/dashboard/payments.csv?${params.toString()}" download>Export CSV</a></div>
+</form>
+${
+  page.length === 0
+    ? html`<p class="card">No payments match.</p>`
+    : html`<div class="table-wrap"><table><caption class="skip">Payments, newest first</caption>
+<thead><tr><th>Created</th><th>Customer</th><th>Description</th><th class="num">Amount</th><th>Status</th></tr></thead><tbody>
+${page.map(
+  (
+    row,
+  ) => html`<tr><td><a href="/dashboard/payments/${row.id}">${time(row.created_at)}</a></td><td>${row.customer_email}</td>
+<td>${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
+<td>${statusBadge(row.status)}</td></tr>`,
+)}</tbody></table></div>`
+}
+<nav class="pager" aria-label="Pages">${query.after ? html`<a href="/dashboard/payments?${params.toString()}">First page</a>` : ""}
+${next ? html`<a href="/dashboard/payments?${nextParams.toString()}" rel="next">Older payments</a>` : ""}</nav>`,
+    );
+  });
+
+  app.get(
+    "/dashboard/payments.csv",
+    { schema: { querystring: paymentFilterQuery } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      const filter = toPaymentFilter(request.query as FilterQuery);
+      async function* lines() {
+        yield `${CSV_HEADER}\r\n`;
+        let afterId = filter.afterId;
+        for (;;) {
+          const rows = await payments.list(principal.groupId, { ...filter, afterId }, CSV_BATCH);
+          if (rows.length > 0) yield rows.map(csvLine).join("");
+          if (rows.length < CSV_BATCH) return;
+          afterId = rows[rows.length - 1]?.id;
+        }
+      }
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="payments-${day}.csv"`)
+        .send(Readable.from(lines()));
+    },
+  );
+};
+
+export default paymentListPages;

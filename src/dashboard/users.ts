@@ -1,0 +1,129 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { auditQuery, auditTable } from "../accounts/audit-view.ts";
+import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
+import { uuidParam } from "../http/schemas.ts";
+import { time } from "../web/format.ts";
+import { type Fragment, html } from "../web/html.ts";
+import { csrfField, setFlash } from "../web/layout.ts";
+import { auditContext, dashboardPage, merchantOf } from "./common.ts";
+import { ensureAllowed } from "./permissions.ts";
+
+const AUDIT_PAGE = 100;
+const csrf = { type: "string", maxLength: 200 } as const;
+const userParams = {
+  type: "object",
+  required: ["userId"],
+  properties: { userId: uuidParam("User") },
+} as const;
+const inviteForm = {
+  type: "object",
+  required: ["email", "role"],
+  properties: {
+    email: { type: "string", format: "email", maxLength: 254 },
+    role: { type: "string", enum: [...ROLES] },
+    _csrf: csrf,
+  },
+} as const;
+const roleForm = {
+  type: "object",
+  required: ["role"],
+  properties: { role: { type: "string", enum: [...ROLES] }, _csrf: csrf },
+} as const;
+
+export const roleOptions = (selected: Role | null) =>
+  ROLES.map(
+    (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
+  );
+
+/** /dashboard/users (owners: invite, change role, remove) and /dashboard/audit (owners). */
+const userPages: FastifyPluginAsync<{ accounts: AccountsService }> = async (app, { accounts }) => {
+  const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "manage_users");
+    const users = await accounts.groupUsers(principal.groupId);
+    return dashboardPage(
+      request,
+      reply,
+      "Users",
+      html`<h1>Users</h1>${shownOnce ?? ""}
+<div class="table-wrap"><table id="users"><thead><tr><th>Email</th><th>Role</th><th>Since</th><th><span class="skip">Remove</span></th></tr></thead><tbody>
+${users.map(
+  (
+    user,
+  ) => html`<tr><td>${user.email}${user.pending ? html` <span class="badge pending">invited</span>` : ""}</td>
+<td><form method="post" action="/dashboard/users/${user.userId}/role" class="row">${csrfField(reply)}<label class="skip" for="role-${user.userId}">Role of ${user.email}</label>
+<select id="role-${user.userId}" name="role">${roleOptions(user.role)}</select><button type="submit" class="secondary">Change</button></form></td>
+<td>${time(user.createdAt)}</td>
+<td>${user.userId === principal.accountId ? html`<span class="muted">you</span>` : html`<form method="post" action="/dashboard/users/${user.userId}/remove" class="inline">${csrfField(reply)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
+)}</tbody></table></div>
+<h2>Invite someone</h2>
+<form method="post" action="/dashboard/users" class="card row">${csrfField(reply)}
+<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
+<div><label for="invite-role">Role</label><select id="invite-role" name="role">${roleOptions("viewer")}</select></div>
+<div><button type="submit">Create invite link</button></div></form>
+<p class="muted">Owners do everything; developers all but managing users; viewers only read.</p>`,
+    );
+  };
+
+  app.get("/dashboard/users", async (request, reply) => render(request, reply));
+
+  app.post("/dashboard/users", { schema: { body: inviteForm } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "manage_users");
+    const { email, role } = request.body as { email: string; role: Role };
+    const invited = await accounts.inviteUser(principal.groupId, email, role, auditContext(request));
+    return render(
+      request,
+      reply,
+      html`<div class="secret" role="status"><p><strong>Invite for ${invited.email}</strong> (${invited.role}). Send this link; it works once, for 72 hours.</p><p class="mono" id="invite-url">${invited.inviteUrl}</p></div>`,
+    );
+  });
+
+  app.post(
+    "/dashboard/users/:userId/role",
+    { schema: { params: userParams, body: roleForm } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "manage_users");
+      const { userId } = request.params as { userId: string };
+      await accounts.changeRole(
+        principal.groupId,
+        userId,
+        (request.body as { role: Role }).role,
+        auditContext(request),
+      );
+      setFlash(request, { kind: "ok", text: "Role changed." });
+      return reply.redirect("/dashboard/users", 303);
+    },
+  );
+
+  app.post("/dashboard/users/:userId/remove", { schema: { params: userParams } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "manage_users");
+    await accounts.removeUser(
+      principal.groupId,
+      (request.params as { userId: string }).userId,
+      auditContext(request),
+    );
+    setFlash(request, { kind: "ok", text: "User removed and signed out." });
+    return reply.redirect("/dashboard/users", 303);
+  });
+
+  app.get("/dashboard/audit", { schema: { querystring: auditQuery } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "read_audit_log");
+    const rows = await accounts.auditLog(
+      principal.groupId,
+      (request.query as { before?: string }).before ?? null,
+      AUDIT_PAGE,
+    );
+    return dashboardPage(
+      request,
+      reply,
+      "Audit log",
+      html`<h1>Audit log</h1>${auditTable(rows, (before) => `/dashboard/audit?before=${before}`, false)}`,
+    );
+  });
+};
+
+export default userPages;

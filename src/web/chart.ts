@@ -1,0 +1,86 @@
+// Server-drawn SVG bar charts: no script, no inline style (the CSP forbids both), presentation
+// attributes only. Each chart carries a text alternative; the figures are also in a table below.
+import { type Fragment, html } from "./html.ts";
+
+/** Statuses in stacking order, with their colours (the stylesheet's legend uses the same list). */
+export const CHART_SERIES = [
+  { status: "succeeded", colour: "#2e9e53" },
+  { status: "partially_refunded", colour: "#6d7fe0" },
+  { status: "refunded", colour: "#3730a3" },
+  { status: "disputed", colour: "#e07b28" },
+  { status: "dispute_won", colour: "#8fbf4f" },
+  { status: "dispute_lost", colour: "#8a3b00" },
+  { status: "processing", colour: "#e0b13a" },
+  { status: "pending", colour: "#f2d88a" },
+  { status: "failed", colour: "#d2483f" },
+  { status: "cancelled", colour: "#9aa3ad" },
+  { status: "expired", colour: "#c9ced4" },
+] as const;
+
+export interface ChartSeries {
+  name: string;
+  colour: string;
+  values: readonly number[];
+}
+
+const WIDTH = 720;
+const HEIGHT = 220;
+const LEFT = 56;
+const BOTTOM = 24;
+const TOP = 10;
+
+/** 1, 2, 5 × 10^n at or above `value`, so the axis reads in round numbers. */
+function niceCeiling(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+/** Stacked daily bars; `label` formats an axis value (counts, or money in major units). */
+export function stackedBarChart(options: {
+  title: string;
+  days: readonly string[];
+  series: readonly ChartSeries[];
+  label: (value: number) => string;
+}): Fragment {
+  const { days, series } = options;
+  const totals = days.map((_, day) => series.reduce((sum, one) => sum + (one.values[day] ?? 0), 0));
+  const top = niceCeiling(Math.max(0, ...totals));
+  const plotHeight = HEIGHT - TOP - BOTTOM;
+  const slot = (WIDTH - LEFT) / Math.max(days.length, 1);
+  const barWidth = Math.max(2, slot * 0.7);
+  const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
+  const gridLines = [0, 0.5, 1].map(
+    (
+      fraction,
+    ) => html`<line x1="${LEFT}" x2="${WIDTH}" y1="${y(top * fraction)}" y2="${y(top * fraction)}" stroke="#e5e7eb"/>
+<text x="${LEFT - 6}" y="${y(top * fraction) + 4}" text-anchor="end">${options.label(top * fraction)}</text>`,
+  );
+  const bars = days.map((day, index) => {
+    let base = 0;
+    const x = LEFT + index * slot + (slot - barWidth) / 2;
+    return series.map((one) => {
+      const value = one.values[index] ?? 0;
+      if (value === 0) return "";
+      const rect = html`<rect x="${x.toFixed(1)}" y="${y(base + value).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${((value / top) * plotHeight).toFixed(1)}" fill="${one.colour}"><title>${day}: ${one.name} ${options.label(value)}</title></rect>`;
+      base += value;
+      return rect;
+    });
+  });
+  const tickEvery = Math.ceil(days.length / 6);
+  const ticks = days.map((day, index) =>
+    index % tickEvery === 0
+      ? html`<text x="${(LEFT + index * slot + slot / 2).toFixed(1)}" y="${HEIGHT - 6}" text-anchor="middle">${day.slice(5)}</text>`
+      : "",
+  );
+  const summary = `${options.title}: ${totals.reduce((a, b) => a + b, 0) === 0 ? "nothing yet" : `largest day ${options.label(Math.max(...totals))}`}`;
+  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${summary}"><title>${summary}</title>
+${gridLines}${bars}${ticks}</svg>
+<ul class="legend">${series
+    .filter((one) => one.values.some((value) => value > 0))
+    .map(
+      (one) =>
+        html`<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" rx="2" fill="${one.colour}"/></svg> ${one.name}</li>`,
+    )}</ul>`;
+}

@@ -1,0 +1,27 @@
+// Typed templates that escape by default: every interpolated value is text unless it is itself
+// the result of `html`. There is deliberately no way to mark an arbitrary string as safe.
+import { escapeHtml } from "../http/html.ts";
+
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export type Fragment = Html | string | number | null | undefined | false | readonly Fragment[];
+
+const render = (value: Fragment): string => {
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join("");
+  if (value === null || value === undefined || value === false) return "";
+  return escapeHtml(String(value));
+};
+
+export function html(strings: TemplateStringsArray, ...values: Fragment[]): Html {
+  let text = strings[0] ?? "";
+  for (let index = 0; index < values.length; index++) {
+    text += render(values[index] as Fragment) + (strings[index + 1] ?? "");
+  }
+  return new Html(text);
+}
