@@ -107,6 +107,11 @@ function createHttpApp(config: Config): FastifyInstance {
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Behind a TLS-terminating proxy: the client's address and https come from its headers.
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     frameworkErrors: answerFrameworkError,
     // Mistyped input is an error, never silently converted ("100" is not an amount).
     ajv: { customOptions: { coerceTypes: false, allErrors: false, allowUnionTypes: true } },

@@ -35,6 +35,8 @@ export interface Config {
   expirySweepIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: string;
+  /** Fastify's trustProxy: whose X-Forwarded-For/-Proto to believe (client address, https). */
+  trustProxy: boolean | number | string;
 }
 
 /** A setting that cannot work; the message names the variable, the value and what is expected. */
@@ -147,6 +149,7 @@ export const ENVIRONMENT_VARIABLES = [
   "EXPIRY_SWEEP_INTERVAL_MS",
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
+  "TRUST_PROXY",
 ] as const;
 
 /** Every setting, read and checked once; the first bad one stops the start with its own line. */
@@ -204,7 +207,21 @@ export function loadConfig(env: Env = process.env): Config {
     expirySweepIntervalMs: integer(env, "EXPIRY_SWEEP_INTERVAL_MS", 5000, 10),
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   };
+}
+
+/** Unset: believe no forwarded header. "true", a hop count, or the proxies' addresses/CIDRs. */
+function trustProxy(value: string | undefined): boolean | number | string {
+  if (!value) return false;
+  if (value === "true") return true;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  if (/^[0-9a-fA-F:./]+(\s*,\s*[0-9a-fA-F:./]+)*$/.test(value)) return value;
+  throw bad(
+    "TRUST_PROXY",
+    value,
+    'true, a number of proxy hops, or the proxies\' addresses (e.g. "10.0.0.0/8,127.0.0.1")',
+  );
 }
 
 function redisUrl(raw: string): string {

@@ -203,7 +203,7 @@ export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind:
 ${sessions.map(
   (
     one,
-  ) => html`<tr><td>${time(one.createdAt)}${one.current ? html` <span class="badge ok">this session</span>` : ""}</td><td>${one.address}</td><td>${one.userAgent}</td><td>${time(one.expiresAt)}</td>
+  ) => html`<tr><td>${time(one.createdAt)}${one.current ? html` <span class="badge ok">current session</span>` : ""}</td><td>${one.address}</td><td>${one.userAgent}</td><td>${time(one.expiresAt)}</td>
 <td><form method="post" action="${base}/account/sessions/${one.id}/revoke" class="inline">${csrfField(reply)}<button type="submit" class="secondary">Sign out this session</button></form></td></tr>`,
 )}</tbody></table></div>`,
         }),

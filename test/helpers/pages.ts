@@ -1,0 +1,102 @@
+// A cookie-keeping client for the dashboard and console pages, as a browser without JavaScript
+// would use them: it reads each form's CSRF token from the page it got and posts it back.
+import type { TestGroup, TestService } from "./service.ts";
+
+export interface PageResponse {
+  status: number;
+  location: string | null;
+  headers: Headers;
+  text: string;
+}
+
+export const TEST_PASSWORD = "correct horse battery staple";
+
+export class PageClient {
+  readonly cookies = new Map<string, string>();
+  /** The CSRF token of the last page read. */
+  csrf = "";
+
+  constructor(private readonly baseUrl: string) {}
+
+  get cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  async get(path: string): Promise<PageResponse> {
+    return this.send("GET", path);
+  }
+
+  /** Posts a form with the last page's CSRF token unless `_csrf` is given (or null: none). */
+  async post(
+    path: string,
+    fields: Record<string, string> = {},
+    csrf: string | null = this.csrf,
+  ): Promise<PageResponse> {
+    const body = new URLSearchParams(csrf === null ? fields : { _csrf: csrf, ...fields });
+    return this.send("POST", path, body.toString());
+  }
+
+  private async send(method: string, path: string, body?: string): Promise<PageResponse> {
+    const headers: Record<string, string> = { cookie: this.cookieHeader };
+    if (body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: body ?? null,
+      redirect: "manual",
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const [name, ...value] = (pair ?? "").split("=");
+      if (!name) continue;
+      if (/expires=Thu, 01 Jan 1970/i.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value.join("="));
+    }
+    const text = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token) this.csrf = token;
+    return {
+      status: response.status,
+      location: response.headers.get("location"),
+      headers: response.headers,
+      text,
+    };
+  }
+}
+
+/** The path part of an invite URL (PUBLIC_URL in tests names port 0). */
+export const invitePath = (inviteUrl: string) => new URL(inviteUrl).pathname;
+
+/** Opens an invite link, sets the password and returns the signed-in client. */
+export async function acceptInvite(service: TestService, inviteUrl: string): Promise<PageClient> {
+  const client = new PageClient(service.url);
+  await client.get(invitePath(inviteUrl));
+  const accepted = await client.post(invitePath(inviteUrl), { password: TEST_PASSWORD });
+  if (accepted.status !== 303)
+    throw new Error(`accepting the invite failed: ${accepted.status} ${accepted.text}`);
+  return client;
+}
+
+async function invited(service: TestService, path: string, body: unknown): Promise<string> {
+  const invite = await service.admin("POST", path, body);
+  if (invite.status !== 201) throw new Error(`invite failed: ${JSON.stringify(invite.body)}`);
+  return invite.body.data.inviteUrl;
+}
+
+/** A merchant user invited through the admin API, with a password set and signed in. */
+export async function signedInUser(
+  service: TestService,
+  group: TestGroup,
+  email: string,
+  role: "owner" | "developer" | "viewer",
+): Promise<PageClient> {
+  return acceptInvite(
+    service,
+    await invited(service, `/admin/v1/groups/${group.groupId}/users`, { email, role }),
+  );
+}
+
+/** An operator invited through the admin API, with a password set and signed in. */
+export async function signedInOperator(service: TestService, email: string): Promise<PageClient> {
+  return acceptInvite(service, await invited(service, "/admin/v1/operators", { email }));
+}
