@@ -56,6 +56,7 @@ ${stackedBarChart({
   days,
   series: [{ name: "paid", colour: "#3454d1", values: volume.get(currency) ?? [] }],
   label: (cents) => money(Math.round(cents), currency),
+  axisLabel: (cents) => Math.round(cents / 100).toLocaleString("en-US"),
 })}</section>`,
       );
 
@@ -72,7 +73,7 @@ ${[...paidAmount].map(([currency, cents]) => html`<div class="card stat"><div cl
 </div>
 ${volumeCharts.length > 0 ? volumeCharts : html`<p class="card muted">No paid payments in the last ${DAYS} days yet.</p>`}
 <section class="card"><h2>Payments by status per day</h2>
-${stackedBarChart({ title: "Payments created per day by status", days, series: counts, label: (value) => String(Math.round(value)) })}
+${stackedBarChart({ title: "Payments created per day by status", days, series: counts, label: (value) => String(Math.round(value)), axisLabel: (value) => String(Math.round(value)) })}
 </section>
 <p><a href="/dashboard/payments">All payments</a> · Days are UTC.</p>`,
     );

@@ -9,6 +9,7 @@ a{color:var(--accent)}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:9}
 header.top{background:#111827;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center}
+header.top nav{display:flex;flex-wrap:wrap;gap:.2rem 1.1rem}
 header.top a{color:#e5e7eb;text-decoration:none;padding:.2rem 0}
 header.top a[aria-current=page]{color:#fff;border-bottom:2px solid #fff}
 header.top .brand{font-weight:700;color:#fff;margin-right:.5rem}
@@ -17,7 +18,8 @@ header.top form{margin:0}
 header.top button{background:none;border:1px solid #6b7280;color:#fff;padding:.15rem .6rem;border-radius:4px;cursor:pointer;font:inherit}
 main{max-width:72rem;margin:0 auto;padding:1.2rem 1rem 3rem}
 main.narrow{max-width:26rem}
-h1{font-size:1.5rem;margin:.4rem 0 1rem}h2{font-size:1.15rem;margin:1.6rem 0 .6rem}
+h1{font-size:1.5rem;margin:.4rem 0 1rem}h2{font-size:1.15rem;margin:1.6rem 0 .6rem}h3{font-size:1rem;margin:0 0 .4rem}
+.card>h2:first-child,.card>h3:first-child{margin-top:0}.card>form:last-child{margin-bottom:0}section.event form{margin-top:.6rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1rem;margin:0 0 1rem}
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr))}
 .stat .value{font-size:1.6rem;font-weight:600}.stat .label{color:var(--muted);font-size:.9rem}

@@ -25,7 +25,7 @@ export interface ChartSeries {
 
 const WIDTH = 720;
 const HEIGHT = 220;
-const LEFT = 56;
+const LEFT = 64;
 const BOTTOM = 24;
 const TOP = 10;
 
@@ -42,7 +42,10 @@ export function stackedBarChart(options: {
   title: string;
   days: readonly string[];
   series: readonly ChartSeries[];
+  /** A bar's value in its tooltip, e.g. "12.50 USD". */
   label: (value: number) => string;
+  /** An axis value, short enough for the margin, e.g. "1,200". */
+  axisLabel: (value: number) => string;
 }): Fragment {
   const { days, series } = options;
   const totals = days.map((_, day) => series.reduce((sum, one) => sum + (one.values[day] ?? 0), 0));
@@ -55,7 +58,7 @@ export function stackedBarChart(options: {
     (
       fraction,
     ) => html`<line x1="${LEFT}" x2="${WIDTH}" y1="${y(top * fraction)}" y2="${y(top * fraction)}" stroke="#e5e7eb"/>
-<text x="${LEFT - 6}" y="${y(top * fraction) + 4}" text-anchor="end">${options.label(top * fraction)}</text>`,
+<text x="${LEFT - 6}" y="${y(top * fraction) + 4}" text-anchor="end">${options.axisLabel(top * fraction)}</text>`,
   );
   const bars = days.map((day, index) => {
     let base = 0;

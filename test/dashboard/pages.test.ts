@@ -152,7 +152,7 @@ describe("dashboard pages", () => {
       const created = (
         await service.createPayment(group, {
           description: probe,
-          metadata: { "k<b>\"": probe },
+          metadata: { 'k<b>"': probe },
           customerName: probe,
         })
       ).body.data;

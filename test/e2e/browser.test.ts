@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type Browser, chromium } from "playwright-core";
-import { CHROMIUM_PATH, needsChromium } from "../helpers/requirements.ts";
+import type { Browser } from "playwright-core";
+import { launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 describe("a customer in a real browser", { skip: needsChromium() }, () => {
@@ -24,18 +24,7 @@ describe("a customer in a real browser", { skip: needsChromium() }, () => {
     merchantUrl = `http://127.0.0.1:${port}`;
     service = await startTestService({ ALLOWED_PRIVATE_HOSTS: `127.0.0.1:${port}` });
     group = await service.createGroup();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

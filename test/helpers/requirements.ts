@@ -42,3 +42,20 @@ export const needsRedis = async (): Promise<false | string> =>
     await reachable(REDIS_TEST_URL),
     `no Redis at ${REDIS_TEST_URL}: install it (Debian: apt-get install redis-server) or set TEST_REDIS_URL`,
   );
+
+/** Headless Chromium that talks to nothing but the pages it is sent to. */
+export async function launchChromium(): Promise<import("playwright-core").Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}

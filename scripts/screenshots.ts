@@ -1,0 +1,190 @@
+// `npm run screenshots`: starts the service on a fresh embedded database with the sandbox,
+// seeds a month of payments through the real API and processor simulation, and has Chromium save
+// the dashboard overview, a payment's page and the operator's reconciliation queue into
+// docs/images/ for the README. Everything runs on loopback.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { chromium, type Page } from "playwright-core";
+import { startService } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+
+const OUT = "docs/images";
+const PASSWORD = "screenshot password 1";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const receiver = createServer((request, response) => {
+  // Most deliveries succeed; one path keeps failing, so the pages have failures to show.
+  response.writeHead(request.url === "/flaky" ? 503 : 200).end();
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+const dataDir = await mkdtemp(join(tmpdir(), "checkout-screenshots-"));
+const adminToken = `adm_${randomBytes(24).toString("base64url")}`;
+const running = await startService(
+  loadConfig({
+    PORT: "0",
+    SANDBOX_PORT: "0",
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: "error",
+    ALLOWED_PRIVATE_HOSTS: new URL(receiverUrl).host,
+    WEBHOOK_RETRY_DELAYS: "0.05,0.05",
+  }),
+);
+const { url, sandboxUrl, services } = running;
+
+async function call(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? "GET",
+    headers: { ...(init.body !== undefined && { "content-type": "application/json" }), ...init.headers },
+    body: init.body === undefined ? null : JSON.stringify(init.body),
+  });
+  const body = (await response.json()) as { data: Record<string, string> & { status: string } };
+  if (!response.ok)
+    throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+const admin = (path: string, body: unknown) =>
+  call(path, { method: "POST", body, headers: { authorization: `Bearer ${adminToken}` } });
+const simulate = (path: string, body: unknown) =>
+  fetch(`${sandboxUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+try {
+  const group = (
+    await admin("/admin/v1/groups", {
+      name: "Harbour Coffee Roasters",
+      safeSites: [{ name: "Main", url: "https://pay.harbour.example" }],
+    })
+  ).data;
+  const keys = { "x-public-key": group.publicKey as string, "x-secret-key": group.secretKey as string };
+  const api = (method: string, path: string, body?: unknown) => call(path, { method, body, headers: keys });
+  const customers = [
+    "ana@example.com",
+    "ben@example.org",
+    "chloe@example.net",
+    "dev@example.com",
+    "eli@example.org",
+  ];
+  const products = [
+    "Ethiopia Yirgacheffe 1 kg",
+    "Espresso blend 500 g",
+    "Hand grinder",
+    "Pour-over kit",
+    "Gift card",
+  ];
+
+  const created: { id: string; sessionId: string; daysAgo: number }[] = [];
+  for (let index = 0; index < 140; index++) {
+    const payment = (
+      await api("POST", "/api/v1/payments/create", {
+        amount: 900 + ((index * 7919) % 12000),
+        currency: index % 9 === 0 ? "cad" : "usd",
+        customerEmail: customers[index % customers.length],
+        customerName: "Demo customer",
+        description: products[index % products.length],
+        metadata: { orderId: `HC-${10_400 + index}`, channel: index % 3 === 0 ? "wholesale" : "web" },
+        successUrl: "https://harbour.example/thanks",
+        cancelUrl: "https://harbour.example/cart",
+        webhookUrl: `${receiverUrl}/${index % 17 === 0 ? "flaky" : "hooks"}`,
+      })
+    ).data;
+    // Busier towards today, with a weekly rhythm.
+    const daysAgo = Math.floor(29 * (1 - Math.sqrt(((index * 37) % 140) / 140)));
+    created.push({ id: payment.transactionId as string, sessionId: payment.sessionId as string, daysAgo });
+    const roll = (index * 53) % 20;
+    if (roll < 14)
+      await simulate(`/sandbox/sessions/${payment.sessionId}/complete`, { outcome: "succeeded" });
+    else if (roll < 16)
+      await simulate(`/sandbox/sessions/${payment.sessionId}/complete`, { outcome: "failed" });
+    else if (roll < 18) await api("DELETE", `/api/v1/payments/${payment.transactionId}`);
+  }
+  await sleep(1500);
+  // A refunded one, a partially refunded one, and one paid after it was cancelled (reconciliation).
+  const succeeded = [];
+  for (const payment of created.slice(-30)) {
+    if ((await api("GET", `/api/v1/payments/${payment.id}`)).data.status === "succeeded")
+      succeeded.push(payment);
+  }
+  const featured = succeeded[0] as (typeof created)[number];
+  await api("POST", `/api/v1/payments/${featured.id}/refunds`, {
+    amount: 500,
+    reason: "requested_by_customer",
+  });
+  await api("POST", `/api/v1/payments/${succeeded[1]?.id}/refunds`, {});
+  for (const [amount, customerEmail] of [
+    [4200, "late@example.com"],
+    [1850, "slow@example.org"],
+  ] as const) {
+    const late = (
+      await api("POST", "/api/v1/payments/create", {
+        amount,
+        currency: "usd",
+        customerEmail,
+        successUrl: "https://harbour.example/thanks",
+        cancelUrl: "https://harbour.example/cart",
+      })
+    ).data;
+    await api("DELETE", `/api/v1/payments/${late.transactionId}`);
+    await simulate(`/sandbox/sessions/${late.sessionId}/complete`, { outcome: "succeeded" });
+  }
+  await sleep(1500);
+  // Spread the month out: the API stamps everything now, so move each payment to its day.
+  for (const payment of created) {
+    if (payment.id === featured.id || payment.daysAgo === 0) continue;
+    await services.db.query(
+      "UPDATE payments SET created_at = created_at - make_interval(days => $2), completed_at = completed_at - make_interval(days => $2) WHERE id = $1",
+      [payment.id, payment.daysAgo],
+    );
+  }
+
+  const owner = (
+    await admin(`/admin/v1/groups/${group.groupId}/users`, { email: "maya@harbour.example", role: "owner" })
+  ).data;
+  const operator = (await admin("/admin/v1/operators", { email: "ops@checkout.example" })).data;
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
+  const accept = async (page: Page, inviteUrl: string) => {
+    await page.goto(`${url}${new URL(inviteUrl).pathname}`);
+    await page.fill('input[name="password"]', PASSWORD);
+    await Promise.all([page.waitForLoadState("load"), page.click("button[type=submit]")]);
+  };
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    timezoneId: "America/Toronto",
+    locale: "en-CA",
+  });
+  const merchant = await context.newPage();
+  await accept(merchant, owner.inviteUrl as string);
+  await merchant.goto(`${url}/dashboard`);
+  await merchant.screenshot({ path: `${OUT}/dashboard-overview.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/payments/${featured.id}`);
+  await merchant.screenshot({ path: `${OUT}/dashboard-payment.png`, fullPage: true });
+  const console = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await accept(console, operator.inviteUrl as string);
+  await console.goto(`${url}/operator/reconciliation`);
+  await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
+  await browser.close();
+  process.stdout.write(
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png\n`,
+  );
+} finally {
+  await running.close();
+  receiver.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
