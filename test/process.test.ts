@@ -93,6 +93,34 @@ describe("the service as a process", () => {
       (await cli("deliveries", "recover", "--since", "2026-01-01T00:00:00Z")).stdout,
     );
     assert.equal(typeof recovered.queued, "number");
+    const user = JSON.parse(
+      (
+        await cli(
+          "users",
+          "add",
+          "--group",
+          created.groupId,
+          "--email",
+          "owner@cli.example",
+          "--role",
+          "owner",
+        )
+      ).stdout,
+    );
+    assert.equal(user.role, "owner");
+    assert.match(user.inviteUrl, /\/dashboard\/invite\/[A-Za-z0-9_-]+$/);
+    // Without --json the invite URL is printed as a line of its own.
+    const operator = await run(process.execPath, [
+      "bin/checkout.js",
+      "operators",
+      "add",
+      "ops@cli.example",
+      "--url",
+      url,
+      "--token",
+      adminToken,
+    ]);
+    assert.match(operator.stdout, /^inviteUrl: http:\/\/\S+\/operator\/invite\/[A-Za-z0-9_-]+$/m);
 
     // A merchant action: refund a paid payment with the demo group's keys.
     const merchant = {

@@ -25,6 +25,9 @@ Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, 
   checkout deliveries failed                  webhook deliveries dropped after their last attempt
   checkout deliveries recover --since ISO [--until ISO] [--group GROUP_ID]
                                               send again events whose deliveries all failed then
+  checkout users add --group GROUP_ID --email EMAIL --role owner|developer|viewer
+                                              invite a dashboard user; prints the invite URL (single use, 72 h)
+  checkout operators add EMAIL                invite an operator to the console; prints the invite URL
 
 Merchant API client (--url; --public-key/--secret-key, default $PUBLIC_KEY/$SECRET_KEY):
   checkout payments refund TRANSACTION_ID [--amount CENTS] [--reason requested_by_customer|duplicate|fraudulent]
@@ -48,6 +51,8 @@ const { values, positionals } = parseArgs({
     since: { type: "string" },
     until: { type: "string" },
     group: { type: "string" },
+    email: { type: "string" },
+    role: { type: "string" },
     amount: { type: "string" },
     reason: { type: "string" },
     "public-key": { type: "string" },
@@ -236,6 +241,15 @@ async function run() {
           ...(values.group && { groupId: values.group }),
         }),
       );
+    case "users add":
+      return print(
+        await admin.post(`/admin/v1/groups/${encodeURIComponent(required(values.group, "--group"))}/users`, {
+          email: required(values.email, "--email"),
+          role: required(values.role, "--role"),
+        }),
+      );
+    case "operators add":
+      return print(await admin.post("/admin/v1/operators", { email: required(argument, "EMAIL") }));
     case "webhook-secret rotate": {
       const grace = values.grace === undefined ? undefined : Number(values.grace);
       if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");
