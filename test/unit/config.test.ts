@@ -32,6 +32,13 @@ describe("configuration", () => {
     assert.equal(config.sandboxPort, 8081);
   });
 
+  it("reads TRUST_PROXY as off, true, a hop count or the proxies' addresses", () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: "true" }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: "1" }).trustProxy, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy, "10.0.0.0/8, 127.0.0.1");
+  });
+
   it("refuses bad values with a message naming the variable", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: "eighty" }, /PORT/],
@@ -41,6 +48,7 @@ describe("configuration", () => {
       [{ PROCESSOR: "stripe" }, /STRIPE_SECRET_KEY/],
       [{ WEBHOOK_RETRY_DELAYS: "5,soon" }, /WEBHOOK_RETRY_DELAYS/],
       [{ CHECKOUT_TTL_SECONDS: "0" }, /CHECKOUT_TTL_SECONDS/],
+      [{ TRUST_PROXY: "yes please" }, /TRUST_PROXY/],
     ];
     for (const [env, message] of cases) {
       assert.throws(
