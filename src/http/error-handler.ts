@@ -93,6 +93,10 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     reply.code(apiError.statusCode).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
+    if (/^\/(dashboard|operator)(\/|$)/.test(request.url)) {
+      const home = request.url.startsWith("/operator") ? "/operator" : "/dashboard";
+      return sendPage(reply, 404, "Not found", `<h1>Page not found</h1><p><a href="${home}">Back</a></p>`);
+    }
     const error = new ApiError("NOT_FOUND", `Route ${request.method} ${request.url.split("?")[0]} not found`);
     reply.code(404).send(error.toBody());
   });

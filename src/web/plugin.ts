@@ -66,6 +66,10 @@ export async function installPageSupport(web: FastifyInstance, options: WebOptio
     cookieOpts: { path: "/", sameSite: "strict", httpOnly: true, secure: options.secure, signed: true },
   });
   web.decorateRequest("principal", null);
+  // Pages are for people: their form schemas validate input but are not part of the API's OpenAPI.
+  web.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
 
   web.addHook("onRequest", async (_request, reply) => {
     reply.header("content-security-policy", PAGE_CSP);

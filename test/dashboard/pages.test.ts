@@ -67,6 +67,18 @@ describe("dashboard pages", () => {
     const response = await fetch(`${service.url}/dashboard/payments`, { redirect: "manual" });
     assert.equal(response.status, 303);
     assert.equal(response.headers.get("location"), "/dashboard/login");
+    const unknown = await owner.get("/dashboard/no-such-page");
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.headers.get("content-type") ?? "", /text\/html/);
+  });
+
+  it("keeps the pages out of the API's OpenAPI document", async () => {
+    const paths = Object.keys((await service.request("GET", "/openapi.json")).body.paths);
+    assert.deepEqual(
+      paths.filter((path) => /^\/(dashboard|operator|assets)/.test(path)),
+      [],
+    );
+    assert.ok(paths.includes("/admin/v1/groups/{groupId}/users"));
   });
 
   it("overview: counts by status, paid volume and conversion over the last 30 days, as charts", async () => {
