@@ -169,6 +169,10 @@ export async function upsertWebSession(
       session.expiresAt,
     ],
   );
+  // Expired sessions are never read again; each sign-in clears its account's.
+  await q.query("DELETE FROM web_sessions WHERE account_id = $1 AND expires_at <= now()", [
+    session.accountId,
+  ]);
 }
 
 /** A live session's data: unexpired, and its account not removed. */

@@ -1,0 +1,79 @@
+// The page helpers that carry a rule: escaping, money in major units, CSV cells, role checks.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Principal, Role } from "../../src/accounts/service.ts";
+import { csvField } from "../../src/dashboard/payments.ts";
+import { can, type DashboardAction } from "../../src/dashboard/permissions.ts";
+import { money, parseMajorUnits } from "../../src/web/format.ts";
+import { html } from "../../src/web/html.ts";
+
+describe("html templates", () => {
+  it("escape every interpolated string, number and array item, but not nested templates", () => {
+    const probe = `<script>alert("x")</script>&'`;
+    assert.equal(
+      html`<p title="${probe}">${probe}${[probe, 1]}${html`<b>ok</b>`}</p>`.text,
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;1<b>ok</b></p>',
+    );
+    assert.equal(html`${null}${undefined}${false}`.text, "");
+  });
+});
+
+describe("money", () => {
+  it("shows cents in major units with the currency", () => {
+    assert.equal(money(123456, "usd"), "1,234.56 USD");
+    assert.equal(money(5, "cad"), "0.05 CAD");
+    assert.equal(money(0, "usd"), "0.00 USD");
+  });
+
+  it("reads a typed amount exactly, or refuses it", () => {
+    assert.equal(parseMajorUnits("12.5"), 1250);
+    assert.equal(parseMajorUnits(" 12,34 "), 1234);
+    assert.equal(parseMajorUnits("0.07"), 7);
+    assert.equal(parseMajorUnits("19.99"), 1999, "no floating-point drift");
+    for (const bad of ["", "-1", "1.234", "1e3", "12.", "abc", "1 000"])
+      assert.equal(parseMajorUnits(bad), null, bad);
+  });
+});
+
+describe("CSV cells", () => {
+  it("quote commas, quotes and line breaks, and defuse spreadsheet formulas", () => {
+    assert.equal(csvField("plain"), "plain");
+    assert.equal(csvField('a,"b"\nc'), '"a,""b""\nc"');
+    assert.equal(csvField("=1+1"), "'=1+1");
+    assert.equal(csvField("@SUM(A1)"), "'@SUM(A1)");
+    assert.equal(csvField("-2"), "'-2");
+    assert.equal(csvField(-2), "-2", "numbers are numbers");
+    assert.equal(csvField(null), "");
+  });
+});
+
+describe("roles", () => {
+  const principal = (role: Role): Principal => ({
+    accountId: "a",
+    kind: "merchant",
+    email: "e",
+    groupId: "g",
+    role,
+  });
+  const actions: DashboardAction[] = [
+    "refund",
+    "resend_webhook",
+    "manage_keys",
+    "see_webhook_secret",
+    "manage_safe_sites",
+    "recover_webhooks",
+    "manage_users",
+    "read_audit_log",
+  ];
+  it("owner: everything; developer: all but users and the audit log; viewer: nothing", () => {
+    for (const action of actions) {
+      assert.equal(can(principal("owner"), action), true, action);
+      assert.equal(
+        can(principal("developer"), action),
+        action !== "manage_users" && action !== "read_audit_log",
+        action,
+      );
+      assert.equal(can(principal("viewer"), action), false, action);
+    }
+  });
+});
