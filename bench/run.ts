@@ -366,8 +366,9 @@ async function dashboardScenario(service: Service, databaseUrl: string): Promise
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "Bench dashboard" }),
     });
-    const group = ((await response.json()) as { data: { groupId: string; safeSites: { id: string; url: string }[] } })
-      .data;
+    const group = (
+      (await response.json()) as { data: { groupId: string; safeSites: { id: string; url: string }[] } }
+    ).data;
     const site = group.safeSites[0] as { id: string; url: string };
     process.stderr.write(`  seeding ${rows.toLocaleString("en-US")} payments\n`);
     await db.query(
@@ -435,7 +436,10 @@ function printTable(peakRss: number, soak?: { start: number; end: number; peak: 
       verdict(f.rps >= 1000 && f.p99 <= 100, "≥ 1,000/s, first attempt p99 ≤ 100 ms"),
     "create (embedded)": (f) => verdict(f.rps >= 500, "≥ 500/s"),
     "dashboard list: last pages": (f) =>
-      verdict(f.rps >= 0.8 * (byName.get("dashboard list: first page")?.rps ?? 0), "≥ 80 % of the first page"),
+      verdict(
+        f.rps >= 0.8 * (byName.get("dashboard list: first page")?.rps ?? 0),
+        "≥ 80 % of the first page",
+      ),
   };
   const rows = [
     ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "target"],

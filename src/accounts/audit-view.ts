@@ -1,13 +1,14 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { time } from "../web/format.ts";
 import { html } from "../web/html.ts";
+import { type Audience, pageSender } from "../web/layout.ts";
+import type { AccountsService } from "./service.ts";
 import type { AuditRow } from "./store.ts";
 
+const AUDIT_PAGE = 100;
+
 /** The audit log as a table, newest first, with a link to older entries. */
-export function auditTable(
-  rows: readonly AuditRow[],
-  olderHref: (beforeId: string) => string,
-  showGroup: boolean,
-) {
+function auditTable(rows: readonly AuditRow[], olderHref: (beforeId: string) => string, showGroup: boolean) {
   const last = rows[rows.length - 1];
   return html`<div class="table-wrap"><table id="audit"><thead><tr><th>When</th><th>Who</th><th>What</th><th>On</th><th>Detail</th><th>From</th>${showGroup ? html`<th>Group</th>` : ""}</tr></thead><tbody>
 ${rows.map(
@@ -23,3 +24,20 @@ export const auditQuery = {
   type: "object",
   properties: { before: { type: "string", pattern: "^\\d{1,18}$" } },
 } as const;
+
+/** The audit log page: one group's entries for its owners, every entry for operators. */
+export async function sendAuditLog(
+  accounts: AccountsService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  audience: Audience,
+  groupId: string | null,
+) {
+  const rows = await accounts.auditLog(
+    groupId,
+    (request.query as { before?: string }).before ?? null,
+    AUDIT_PAGE,
+  );
+  const table = auditTable(rows, (before) => `/${audience}/audit?before=${before}`, groupId === null);
+  return pageSender(audience)(request, reply, "Audit log", html`<h1>Audit log</h1>${table}`);
+}

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
+import type { AccountsService, Role } from "../accounts/service.ts";
 import { auditContext } from "../dashboard/common.ts";
 import { roleOptions } from "../dashboard/users.ts";
 import { ApiError } from "../http/errors.ts";
@@ -7,52 +7,31 @@ import { uuidParam } from "../http/schemas.ts";
 import { displayName, siteUrl } from "../merchants/routes/schemas.ts";
 import type { MerchantsService } from "../merchants/service.ts";
 import { time } from "../web/format.ts";
+import { activationForm, formBody, inviteForm, publicKeyParam } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import { consolePage } from "./common.ts";
 
-const csrf = { type: "string", maxLength: 200 } as const;
 const groupParams = {
   type: "object",
   required: ["groupId"],
   properties: { groupId: uuidParam("Group") },
 } as const;
-const createGroupForm = {
-  type: "object",
-  required: ["name", "siteName", "siteUrl"],
-  properties: { name: displayName, siteName: displayName, siteUrl, _csrf: csrf },
-} as const;
-const siteForm = {
-  type: "object",
-  required: ["name", "url"],
-  properties: { name: displayName, url: siteUrl, _csrf: csrf },
-} as const;
-const siteToggleParams = {
+const createGroupForm = formBody({ name: displayName, siteName: displayName, siteUrl }, [
+  "name",
+  "siteName",
+  "siteUrl",
+]);
+const siteForm = formBody({ name: displayName, url: siteUrl }, ["name", "url"]);
+const siteParams = {
   type: "object",
   required: ["groupId", "siteId"],
   properties: { groupId: uuidParam("Group"), siteId: uuidParam("SafeSite") },
 } as const;
-const toggleForm = {
-  type: "object",
-  required: ["isActive"],
-  properties: { isActive: { type: "string", enum: ["true", "false"] }, _csrf: csrf },
-} as const;
-const inviteForm = {
-  type: "object",
-  required: ["email", "role"],
-  properties: {
-    email: { type: "string", format: "email", maxLength: 254 },
-    role: { type: "string", enum: [...ROLES] },
-    _csrf: csrf,
-  },
-} as const;
 const keyParams = {
   type: "object",
   required: ["groupId", "publicKey"],
-  properties: {
-    groupId: uuidParam("Group"),
-    publicKey: { type: "string", pattern: "^pk_[A-Za-z0-9_-]{1,100}$" },
-  },
+  properties: { groupId: uuidParam("Group"), publicKey: publicKeyParam },
 } as const;
 
 const GROUPS_SHOWN = 500;
@@ -176,7 +155,7 @@ ${keys.map(
 
   app.post(
     "/operator/groups/:groupId/safe-sites/:siteId",
-    { schema: { params: siteToggleParams, body: toggleForm } },
+    { schema: { params: siteParams, body: activationForm } },
     async (request, reply) => {
       const { groupId, siteId } = request.params as { groupId: string; siteId: string };
       const isActive = (request.body as { isActive: string }).isActive === "true";

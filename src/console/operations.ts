@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
-import { auditQuery, auditTable } from "../accounts/audit-view.ts";
+import { auditQuery, sendAuditLog } from "../accounts/audit-view.ts";
 import type { AccountsService } from "../accounts/service.ts";
 import { auditContext } from "../dashboard/common.ts";
-import { parseUtcMinute } from "../dashboard/developers.ts";
 import type { Database } from "../db/database.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { ApiError } from "../http/errors.ts";
@@ -10,34 +9,25 @@ import type { RedisLink } from "../http/rate-limit-store.ts";
 import { UUID_PATTERN_SOURCE } from "../http/schemas.ts";
 import type { PaymentsService } from "../payments/service.ts";
 import { money, time } from "../web/format.ts";
+import { formBody, recoveryWindow, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import { consolePage } from "./common.ts";
 
 const QUEUE_SHOWN = 200;
-const csrf = { type: "string", maxLength: 200 } as const;
-const resolveForm = {
-  type: "object",
-  required: ["kind", "id", "note"],
-  properties: {
+const resolveForm = formBody(
+  {
     kind: { type: "string", enum: ["paid_after_close", "processor_mismatch"] },
     id: { type: "string", minLength: 1, maxLength: 255 },
     note: { type: "string", minLength: 3, maxLength: 2000 },
-    _csrf: csrf,
   },
-} as const;
-const dateTime = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})?$" } as const;
-const recoverForm = {
-  type: "object",
-  required: ["since"],
-  properties: {
-    since: dateTime,
-    until: dateTime,
-    groupId: { type: "string", pattern: `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$` },
-    _csrf: csrf,
-  },
-} as const;
+  ["kind", "id", "note"],
+);
+const recoverForm = formBody(
+  { ...windowFields, groupId: { type: "string", pattern: `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$` } },
+  ["since"],
+);
 
 /** The operator's queues and the service's health: reconciliation, failed deliveries, audit. */
 const operationsPages: FastifyPluginAsync<{
@@ -122,12 +112,12 @@ ${failed.map(
 
   app.post("/operator/deliveries/recover", { schema: { body: recoverForm } }, async (request, reply) => {
     const form = request.body as { since: string; until?: string; groupId?: string };
-    const since = parseUtcMinute(form.since);
-    const until = parseUtcMinute(form.until) ?? new Date();
-    if (!since || since >= until) {
+    const window = recoveryWindow(form);
+    if (!window) {
       setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
       return reply.redirect("/operator/deliveries", 303);
     }
+    const { since, until } = window;
     const groupId = form.groupId || null;
     const { queued } = await webhooks.recover({ groupId, since, until });
     await accounts.audit(
@@ -163,15 +153,9 @@ ${failed.map(
     );
   });
 
-  app.get("/operator/audit", { schema: { querystring: auditQuery } }, async (request, reply) => {
-    const rows = await accounts.auditLog(null, (request.query as { before?: string }).before ?? null, 100);
-    return consolePage(
-      request,
-      reply,
-      "Audit log",
-      html`<h1>Audit log</h1>${auditTable(rows, (before) => `/operator/audit?before=${before}`, true)}`,
-    );
-  });
+  app.get("/operator/audit", { schema: { querystring: auditQuery } }, async (request, reply) =>
+    sendAuditLog(accounts, request, reply, "operator", null),
+  );
 };
 
 export default operationsPages;

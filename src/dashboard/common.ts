@@ -1,7 +1,7 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { type AuditContext, actorOf, type Principal } from "../accounts/service.ts";
-import { type Fragment, html } from "../web/html.ts";
-import { layout, sendHtml } from "../web/layout.ts";
+import { html } from "../web/html.ts";
+import { pageSender } from "../web/layout.ts";
 
 /** The guard has run: a merchant user of one group. */
 export function merchantOf(request: FastifyRequest): Principal & { groupId: string } {
@@ -13,13 +13,7 @@ export const auditContext = (request: FastifyRequest): AuditContext => ({
   address: request.ip,
 });
 
-export const dashboardPage = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  title: string,
-  body: Fragment,
-  statusCode = 200,
-) => sendHtml(reply, statusCode, layout(request, reply, { audience: "dashboard", title, body }));
+export const dashboardPage = pageSender("dashboard");
 
 export const statusBadge = (status: string) =>
   html`<span class="badge ${status}">${status.replace("_", " ")}</span>`;

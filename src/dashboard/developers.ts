@@ -4,6 +4,14 @@ import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import type { MerchantsService } from "../merchants/service.ts";
 import { time } from "../web/format.ts";
+import {
+  activationForm,
+  buttonForm,
+  formBody,
+  publicKeyParam,
+  recoveryWindow,
+  windowFields,
+} from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
@@ -12,35 +20,17 @@ import { can, ensureAllowed } from "./permissions.ts";
 
 /** Receivers keep verifying with the previous secret this long after a rotation. */
 const ROTATION_GRACE_SECONDS = 24 * 3600;
-const csrfOnly = { type: "object", properties: { _csrf: { type: "string", maxLength: 200 } } } as const;
 const keyParams = {
   type: "object",
   required: ["publicKey"],
-  properties: { publicKey: { type: "string", pattern: "^pk_[A-Za-z0-9_-]{1,100}$" } },
+  properties: { publicKey: publicKeyParam },
 } as const;
 const siteParams = {
   type: "object",
   required: ["siteId"],
   properties: { siteId: uuidParam("SafeSite") },
 } as const;
-const siteForm = {
-  type: "object",
-  required: ["isActive"],
-  properties: {
-    isActive: { type: "string", enum: ["true", "false"] },
-    _csrf: { type: "string", maxLength: 200 },
-  },
-} as const;
-const dateTime = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})?$" } as const;
-const recoverForm = {
-  type: "object",
-  required: ["since"],
-  properties: { since: dateTime, until: dateTime, _csrf: { type: "string", maxLength: 200 } },
-} as const;
-
-/** A datetime-local value, read as UTC (the form says so). */
-export const parseUtcMinute = (text: string | undefined): Date | undefined =>
-  text ? new Date(`${text}:00Z`) : undefined;
+const recoverForm = formBody(windowFields, ["since"]);
 
 /** /dashboard/developers: API keys, the webhook signing secret, SafeSites, webhook recovery. */
 const developerPages: FastifyPluginAsync<{
@@ -106,7 +96,7 @@ ${
 
   app.get("/dashboard/developers", async (request, reply) => render(request, reply));
 
-  app.post("/dashboard/developers/keys", { schema: { body: csrfOnly } }, async (request, reply) => {
+  app.post("/dashboard/developers/keys", { schema: { body: buttonForm } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_keys");
     const pair = await merchants.issueKey(principal.groupId);
@@ -121,7 +111,7 @@ ${
 
   app.post(
     "/dashboard/developers/keys/:publicKey/revoke",
-    { schema: { params: keyParams, body: csrfOnly } },
+    { schema: { params: keyParams, body: buttonForm } },
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "manage_keys");
@@ -136,7 +126,7 @@ ${
 
   app.post(
     "/dashboard/developers/webhook-secret/reveal",
-    { schema: { body: csrfOnly } },
+    { schema: { body: buttonForm } },
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "see_webhook_secret");
@@ -152,7 +142,7 @@ ${
 
   app.post(
     "/dashboard/developers/webhook-secret/rotate",
-    { schema: { body: csrfOnly } },
+    { schema: { body: buttonForm } },
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "see_webhook_secret");
@@ -168,7 +158,7 @@ ${
 
   app.post(
     "/dashboard/developers/safe-sites/:siteId",
-    { schema: { params: siteParams, body: siteForm } },
+    { schema: { params: siteParams, body: activationForm } },
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "manage_safe_sites");
@@ -190,13 +180,12 @@ ${
   app.post("/dashboard/developers/recover", { schema: { body: recoverForm } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "recover_webhooks");
-    const form = request.body as { since: string; until?: string };
-    const since = parseUtcMinute(form.since);
-    const until = parseUtcMinute(form.until) ?? new Date();
-    if (!since || Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()) || since >= until) {
+    const window = recoveryWindow(request.body as { since: string; until?: string });
+    if (!window) {
       setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
       return reply.redirect("/dashboard/developers", 303);
     }
+    const { since, until } = window;
     const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until });
     await accounts.audit(
       principal.groupId,

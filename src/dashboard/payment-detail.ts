@@ -7,6 +7,7 @@ import { visibleMetadata } from "../payments/metadata.ts";
 import type { PaymentsService } from "../payments/service.ts";
 import type { RefundReason } from "../payments/store.ts";
 import { money, parseMajorUnits, time } from "../web/format.ts";
+import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
@@ -24,16 +25,14 @@ const eventParams = {
   properties: { transactionId: uuidParam("Payment"), eventId: uuidParam("Event") },
 } as const;
 const REASONS: readonly RefundReason[] = ["requested_by_customer", "duplicate", "fraudulent"];
-const refundForm = {
-  type: "object",
-  required: ["key"],
-  properties: {
+const refundForm = formBody(
+  {
     amount: { type: "string", maxLength: 20 },
     reason: { type: "string", enum: ["", ...REASONS] },
     key: { type: "string", pattern: "^[0-9a-f-]{36}$" },
-    _csrf: { type: "string", maxLength: 200 },
   },
-} as const;
+  ["key"],
+);
 
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 

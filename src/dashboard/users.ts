@@ -1,34 +1,20 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { auditQuery, auditTable } from "../accounts/audit-view.ts";
+import { auditQuery, sendAuditLog } from "../accounts/audit-view.ts";
 import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { time } from "../web/format.ts";
+import { formBody, inviteForm } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import { auditContext, dashboardPage, merchantOf } from "./common.ts";
 import { ensureAllowed } from "./permissions.ts";
 
-const AUDIT_PAGE = 100;
-const csrf = { type: "string", maxLength: 200 } as const;
 const userParams = {
   type: "object",
   required: ["userId"],
   properties: { userId: uuidParam("User") },
 } as const;
-const inviteForm = {
-  type: "object",
-  required: ["email", "role"],
-  properties: {
-    email: { type: "string", format: "email", maxLength: 254 },
-    role: { type: "string", enum: [...ROLES] },
-    _csrf: csrf,
-  },
-} as const;
-const roleForm = {
-  type: "object",
-  required: ["role"],
-  properties: { role: { type: "string", enum: [...ROLES] }, _csrf: csrf },
-} as const;
+const roleForm = formBody({ role: { type: "string", enum: [...ROLES] } }, ["role"]);
 
 export const roleOptions = (selected: Role | null) =>
   ROLES.map(
@@ -112,17 +98,7 @@ ${users.map(
   app.get("/dashboard/audit", { schema: { querystring: auditQuery } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "read_audit_log");
-    const rows = await accounts.auditLog(
-      principal.groupId,
-      (request.query as { before?: string }).before ?? null,
-      AUDIT_PAGE,
-    );
-    return dashboardPage(
-      request,
-      reply,
-      "Audit log",
-      html`<h1>Audit log</h1>${auditTable(rows, (before) => `/dashboard/audit?before=${before}`, false)}`,
-    );
+    return sendAuditLog(accounts, request, reply, "dashboard", principal.groupId);
   });
 };
 

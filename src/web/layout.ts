@@ -87,3 +87,9 @@ export function layout(
 export function sendHtml(reply: FastifyReply, statusCode: number, page: Html) {
   return reply.code(statusCode).type("text/html; charset=utf-8").send(page.text);
 }
+
+/** A page of one audience: the layout around `body`, sent with `statusCode`. */
+export const pageSender =
+  (audience: Audience) =>
+  (request: FastifyRequest, reply: FastifyReply, title: string, body: Fragment, statusCode = 200) =>
+    sendHtml(reply, statusCode, layout(request, reply, { audience, title, body }));

@@ -2,6 +2,7 @@
 // pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { time } from "../../web/format.ts";
+import { formBody } from "../../web/forms.ts";
 import { html } from "../../web/html.ts";
 import { type Audience, csrfField, layout, sendHtml, setFlash } from "../../web/layout.ts";
 import { requireSignIn } from "../../web/plugin.ts";
@@ -9,21 +10,9 @@ import { PASSWORD_MIN_LENGTH } from "../password.ts";
 import { type AccountKind, type AccountsService, actorOf, type Principal, tokenHash } from "../service.ts";
 
 const field = { type: "string", maxLength: 512 } as const;
-const loginBody = {
-  type: "object",
-  required: ["email", "password"],
-  properties: { email: field, password: field, _csrf: field },
-} as const;
-const passwordBody = {
-  type: "object",
-  required: ["password"],
-  properties: { password: field, _csrf: field },
-} as const;
-const changePasswordBody = {
-  type: "object",
-  required: ["current", "password"],
-  properties: { current: field, password: field, _csrf: field },
-} as const;
+const loginBody = formBody({ email: field, password: field }, ["email", "password"]);
+const passwordBody = formBody({ password: field }, ["password"]);
+const changePasswordBody = formBody({ current: field, password: field }, ["current", "password"]);
 const tokenParams = {
   type: "object",
   properties: { token: { type: "string", maxLength: 64 } },

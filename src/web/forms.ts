@@ -1,0 +1,40 @@
+// Form schemas the pages share. Every form carries `_csrf`; the rest is what the form asks for.
+import { ROLES } from "../accounts/service.ts";
+
+const CSRF = { _csrf: { type: "string", maxLength: 200 } } as const;
+
+/** A form body schema: the named fields, plus the CSRF token every form posts. */
+export const formBody = <
+  const P extends Record<string, unknown>,
+  const R extends readonly (keyof P & string)[],
+>(
+  properties: P,
+  required: R,
+) => ({ type: "object", required, properties: { ...properties, ...CSRF } }) as const;
+
+/** A form with nothing but its token (a button). */
+export const buttonForm = formBody({}, []);
+
+export const inviteForm = formBody(
+  { email: { type: "string", format: "email", maxLength: 254 }, role: { type: "string", enum: [...ROLES] } },
+  ["email", "role"],
+);
+
+export const activationForm = formBody({ isActive: { type: "string", enum: ["true", "false"] } }, [
+  "isActive",
+]);
+
+export const publicKeyParam = { type: "string", pattern: "^pk_[A-Za-z0-9_-]{1,100}$" } as const;
+
+const minute = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})?$" } as const;
+
+/** A recovery window from two datetime-local inputs, read as UTC (the forms say so). */
+export const windowFields = { since: minute, until: minute } as const;
+
+/** The window, or null when it ends before it starts; an empty `until` means now. */
+export function recoveryWindow(form: { since: string; until?: string }): { since: Date; until: Date } | null {
+  const since = new Date(`${form.since}:00Z`);
+  const until = form.until ? new Date(`${form.until}:00Z`) : new Date();
+  if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()) || since >= until) return null;
+  return { since, until };
+}
