@@ -50,9 +50,21 @@ export const notice = (flash: Flash | undefined) =>
     ? html`<div class="notice ${flash.kind}" role="${flash.kind === "error" ? "alert" : "status"}">${flash.text}</div>`
     : "";
 
-/** The hidden field every form carries (DESIGN §5: a CSRF token on every form). */
-export const csrfField = (reply: FastifyReply) =>
-  html`<input type="hidden" name="_csrf" value="${reply.generateCsrf()}">`;
+const tokens = new WeakMap<FastifyReply, string>();
+
+/**
+ * The hidden field every form carries (DESIGN §5: a CSRF token on every form). One token per
+ * answer: without a secret cookie yet, each call would mint a new secret and only the last form
+ * on the page would work.
+ */
+export function csrfField(reply: FastifyReply) {
+  let token = tokens.get(reply);
+  if (!token) {
+    token = reply.generateCsrf();
+    tokens.set(reply, token);
+  }
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
 
 export function layout(
   request: FastifyRequest,

@@ -230,6 +230,15 @@ describe("dashboard accounts and sessions", () => {
         group.groupId,
       ]);
       assert.equal(keysAfter.length, keysBefore.length);
+      // A browser that kept its session but lost the token's cookie (a restart): every form on
+      // the first page it loads works, not just the last one.
+      client.cookies.delete("checkout_csrf");
+      const page = await client.get("/dashboard/developers");
+      const tokens = new Set(
+        [...page.text.matchAll(/name="_csrf" value="([^"]+)"/g)].map((match) => match[1]),
+      );
+      assert.equal(tokens.size, 1);
+      assert.equal((await client.post("/dashboard/developers/webhook-secret/reveal")).status, 200);
       // The sign-in form is protected too (login CSRF).
       const login = await new PageClient(service.url).post(
         "/dashboard/login",
