@@ -339,6 +339,41 @@ describe("dashboard accounts and sessions", () => {
   });
 });
 
+describe("sign-in throttling per address", () => {
+  it("refuses every sign-in from an address with 100 failures in 15 minutes, whatever the account", async () => {
+    const service = await startTestService();
+    try {
+      const group = await service.createGroup();
+      await signedInUser(service, group, "spray-target@example.com", "viewer");
+      // A password spray: many accounts, a few guesses each (seeded, not hashed 100 times over).
+      await service.services.db.query(
+        "INSERT INTO sign_in_failures (account, address) SELECT 'merchant:victim' || n || '@example.com', '127.0.0.1' FROM generate_series(1, 100) AS n",
+      );
+      const client = new PageClient(service.url);
+      await client.get("/dashboard/login");
+      const refused = await client.post("/dashboard/login", {
+        email: "spray-target@example.com",
+        password: TEST_PASSWORD,
+      });
+      assert.equal(refused.status, 429);
+      await service.services.db.query(
+        "UPDATE sign_in_failures SET failed_at = now() - interval '16 minutes'",
+      );
+      assert.equal(
+        (
+          await client.post("/dashboard/login", {
+            email: "spray-target@example.com",
+            password: TEST_PASSWORD,
+          })
+        ).status,
+        303,
+      );
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe("dashboard cookies behind https", () => {
   it("are Secure when PUBLIC_URL is https", async () => {
     const service = await startTestService({
