@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
@@ -17,9 +18,7 @@ import {
   findOpenInvite,
   findSignInLock,
   insertAccount,
-  insertAuditEntry,
   insertInvite,
-  listAuditEntries,
   listGroupAccounts,
   listWebSessions,
   type Role,

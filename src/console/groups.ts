@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { AccountsService, Role } from "../accounts/service.ts";
-import { auditContext } from "../dashboard/common.ts";
+import { auditBy, auditContext } from "../dashboard/common.ts";
 import { roleOptions } from "../dashboard/users.ts";
 import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
@@ -66,16 +66,10 @@ ${groups.map(
 
   app.post("/operator/groups", { schema: { body: createGroupForm } }, async (request, reply) => {
     const form = request.body as { name: string; siteName: string; siteUrl: string };
-    const group = await merchants.createGroup({
-      name: form.name,
-      safeSites: [{ name: form.siteName, url: form.siteUrl }],
-    });
-    await accounts.audit(
-      group.groupId,
-      "group.created",
-      group.groupId,
-      { name: group.groupName },
-      auditContext(request),
+    const group = await merchants.createGroup(
+      { name: form.name, safeSites: [{ name: form.siteName, url: form.siteUrl }] },
+      (created) =>
+        auditBy(request, created.groupId, "group.created", created.groupId, { name: created.groupName }),
     );
     return renderList(
       request,
@@ -146,8 +140,9 @@ ${keys.map(
     async (request, reply) => {
       const { groupId } = request.params as { groupId: string };
       const form = request.body as { name: string; url: string };
-      const site = await merchants.addSafeSite(groupId, { name: form.name, url: form.url });
-      await accounts.audit(groupId, "safe_site.added", site.url, null, auditContext(request));
+      const site = await merchants.addSafeSite(groupId, { name: form.name, url: form.url }, (added) =>
+        auditBy(request, groupId, "safe_site.added", added.url),
+      );
       setFlash(request, { kind: "ok", text: `SafeSite ${site.name} added.` });
       return reply.redirect(`/operator/groups/${groupId}`, 303);
     },
@@ -159,13 +154,8 @@ ${keys.map(
     async (request, reply) => {
       const { groupId, siteId } = request.params as { groupId: string; siteId: string };
       const isActive = (request.body as { isActive: string }).isActive === "true";
-      const site = await merchants.updateSafeSite(siteId, { isActive }, groupId);
-      await accounts.audit(
-        groupId,
-        isActive ? "safe_site.activated" : "safe_site.deactivated",
-        site.url,
-        null,
-        auditContext(request),
+      await merchants.updateSafeSite(siteId, { isActive }, groupId, (site) =>
+        auditBy(request, groupId, isActive ? "safe_site.activated" : "safe_site.deactivated", site.url),
       );
       return reply.redirect(`/operator/groups/${groupId}`, 303);
     },
@@ -192,9 +182,10 @@ ${keys.map(
     { schema: { params: keyParams } },
     async (request, reply) => {
       const { groupId, publicKey } = request.params as { groupId: string; publicKey: string };
-      if (!(await merchants.revokeKey(publicKey, groupId)))
-        throw new ApiError("NOT_FOUND", "No active key with that public key");
-      await accounts.audit(groupId, "api_key.revoked", publicKey, { emergency: true }, auditContext(request));
+      const revoked = await merchants.revokeKey(publicKey, groupId, (done) =>
+        done ? auditBy(request, groupId, "api_key.revoked", publicKey, { emergency: true }) : null,
+      );
+      if (!revoked) throw new ApiError("NOT_FOUND", "No active key with that public key");
       setFlash(request, { kind: "ok", text: `Key ${publicKey} revoked on every instance.` });
       return reply.redirect(`/operator/groups/${groupId}`, 303);
     },

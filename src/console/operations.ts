@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { auditQuery, sendAuditLog } from "../accounts/audit-view.ts";
 import type { AccountsService } from "../accounts/service.ts";
-import { auditContext } from "../dashboard/common.ts";
+import { auditBy } from "../dashboard/common.ts";
 import type { Database } from "../db/database.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { ApiError } from "../http/errors.ts";
@@ -71,16 +71,11 @@ ${item.kind === "paid_after_close" ? html`<dt>Amount</dt><dd>${money(item.amount
       id: string;
       note: string;
     };
-    if (!(await payments.resolveReconciliation({ kind: form.kind, id: form.id }, form.note.trim()))) {
-      throw new ApiError("NOT_FOUND", "That item is not in the queue (already resolved?)");
-    }
-    await accounts.audit(
-      null,
-      "reconciliation.resolved",
-      form.id,
-      { kind: form.kind, note: form.note.trim() },
-      auditContext(request),
+    const note = form.note.trim();
+    const resolved = await payments.resolveReconciliation({ kind: form.kind, id: form.id }, note, (done) =>
+      done ? auditBy(request, null, "reconciliation.resolved", form.id, { kind: form.kind, note }) : null,
     );
+    if (!resolved) throw new ApiError("NOT_FOUND", "That item is not in the queue (already resolved?)");
     setFlash(request, { kind: "ok", text: "Resolved." });
     return reply.redirect("/operator/reconciliation", 303);
   });
@@ -119,13 +114,8 @@ ${failed.map(
     }
     const { since, until } = window;
     const groupId = form.groupId || null;
-    const { queued } = await webhooks.recover({ groupId, since, until });
-    await accounts.audit(
-      groupId,
-      "webhooks.recovered",
-      groupId,
-      { since, until, queued },
-      auditContext(request),
+    const { queued } = await webhooks.recover({ groupId, since, until }, (count) =>
+      auditBy(request, groupId, "webhooks.recovered", groupId, { since, until, queued: count }),
     );
     setFlash(request, {
       kind: "ok",

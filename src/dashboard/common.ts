@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { type AuditContext, actorOf, type Principal } from "../accounts/service.ts";
+import type { AuditEntry } from "../audit/store.ts";
 import { html } from "../web/html.ts";
 import { pageSender } from "../web/layout.ts";
 
@@ -12,6 +13,15 @@ export const auditContext = (request: FastifyRequest): AuditContext => ({
   actor: actorOf(request.principal as Principal),
   address: request.ip,
 });
+
+/** An audit entry for what the signed-in account did, from this request's address. */
+export const auditBy = (
+  request: FastifyRequest,
+  groupId: string | null,
+  action: string,
+  target: string | null = null,
+  detail: unknown = null,
+): AuditEntry => ({ groupId, action, target, detail, ...auditContext(request) });
 
 export const dashboardPage = pageSender("dashboard");
 

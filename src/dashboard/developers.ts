@@ -15,7 +15,7 @@ import {
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
-import { auditContext, dashboardPage, merchantOf } from "./common.ts";
+import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 /** Receivers keep verifying with the previous secret this long after a rotation. */
@@ -99,8 +99,9 @@ ${
   app.post("/dashboard/developers/keys", { schema: { body: buttonForm } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_keys");
-    const pair = await merchants.issueKey(principal.groupId);
-    await accounts.audit(principal.groupId, "api_key.created", pair.publicKey, null, auditContext(request));
+    const pair = await merchants.issueKey(principal.groupId, (created) =>
+      auditBy(request, principal.groupId, "api_key.created", created.publicKey),
+    );
     return render(
       request,
       reply,
@@ -116,9 +117,10 @@ ${
       const principal = merchantOf(request);
       ensureAllowed(principal, "manage_keys");
       const { publicKey } = request.params as { publicKey: string };
-      if (!(await merchants.revokeKey(publicKey, principal.groupId)))
-        throw new ApiError("NOT_FOUND", "No active key with that public key");
-      await accounts.audit(principal.groupId, "api_key.revoked", publicKey, null, auditContext(request));
+      const revoked = await merchants.revokeKey(publicKey, principal.groupId, (done) =>
+        done ? auditBy(request, principal.groupId, "api_key.revoked", publicKey) : null,
+      );
+      if (!revoked) throw new ApiError("NOT_FOUND", "No active key with that public key");
       setFlash(request, { kind: "ok", text: `Key ${publicKey} revoked.` });
       return reply.redirect("/dashboard/developers", 303);
     },
@@ -146,8 +148,9 @@ ${
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "see_webhook_secret");
-      const rotated = await merchants.rotateWebhookSecret(principal.groupId, ROTATION_GRACE_SECONDS);
-      await accounts.audit(principal.groupId, "webhook_secret.rotated", null, null, auditContext(request));
+      const rotated = await merchants.rotateWebhookSecret(principal.groupId, ROTATION_GRACE_SECONDS, () =>
+        auditBy(request, principal.groupId, "webhook_secret.rotated"),
+      );
       return render(
         request,
         reply,
@@ -164,13 +167,13 @@ ${
       ensureAllowed(principal, "manage_safe_sites");
       const { siteId } = request.params as { siteId: string };
       const isActive = (request.body as { isActive: string }).isActive === "true";
-      const site = await merchants.updateSafeSite(siteId, { isActive }, principal.groupId);
-      await accounts.audit(
-        principal.groupId,
-        isActive ? "safe_site.activated" : "safe_site.deactivated",
-        site.url,
-        null,
-        auditContext(request),
+      const site = await merchants.updateSafeSite(siteId, { isActive }, principal.groupId, (changed) =>
+        auditBy(
+          request,
+          principal.groupId,
+          isActive ? "safe_site.activated" : "safe_site.deactivated",
+          changed.url,
+        ),
       );
       setFlash(request, { kind: "ok", text: `${site.name} is now ${isActive ? "active" : "inactive"}.` });
       return reply.redirect("/dashboard/developers", 303);
@@ -186,13 +189,8 @@ ${
       return reply.redirect("/dashboard/developers", 303);
     }
     const { since, until } = window;
-    const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until });
-    await accounts.audit(
-      principal.groupId,
-      "webhooks.recovered",
-      null,
-      { since, until, queued },
-      auditContext(request),
+    const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until }, (count) =>
+      auditBy(request, principal.groupId, "webhooks.recovered", null, { since, until, queued: count }),
     );
     setFlash(request, {
       kind: "ok",

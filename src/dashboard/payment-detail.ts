@@ -11,7 +11,7 @@ import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
-import { auditContext, dashboardPage, merchantOf, statusBadge } from "./common.ts";
+import { auditBy, auditContext, dashboardPage, merchantOf, statusBadge } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 const paymentParams = {
@@ -203,13 +203,8 @@ ${
       const principal = merchantOf(request);
       ensureAllowed(principal, "resend_webhook");
       const { transactionId, eventId } = request.params as { transactionId: string; eventId: string };
-      await webhooks.resend({ groupId: principal.groupId, transactionId, eventId });
-      await accounts.audit(
-        principal.groupId,
-        "webhook.resent",
-        eventId,
-        { transactionId },
-        auditContext(request),
+      await webhooks.resend({ groupId: principal.groupId, transactionId, eventId }, () =>
+        auditBy(request, principal.groupId, "webhook.resent", eventId, { transactionId }),
       );
       setFlash(request, {
         kind: "ok",

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type Audit, insertAuditEntry, withAudit } from "../audit/store.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
@@ -66,8 +67,16 @@ export class MerchantsService {
   ) {}
 
   /** A group with its SafeSites and first key pair; the secrets are shown only in this answer. */
-  createGroup(input: { name: string; safeSites: SafeSiteInput[] }): Promise<CreatedGroup> {
-    return this.db.transaction((tx) => this.insertGroupWithKey(tx, input));
+  createGroup(
+    input: { name: string; safeSites: SafeSiteInput[] },
+    audit?: Audit<CreatedGroup>,
+  ): Promise<CreatedGroup> {
+    return this.db.transaction(async (tx) => {
+      const group = await this.insertGroupWithKey(tx, input);
+      const entry = audit?.(group);
+      if (entry) await insertAuditEntry(tx, entry);
+      return group;
+    });
   }
 
   /** On an empty database, a demo group so the README's curl works straight away. */
@@ -88,9 +97,9 @@ export class MerchantsService {
     return { groupId: row.id, groupName: row.name, safeSites: sites.map(toSafeSite) };
   }
 
-  async addSafeSite(groupId: string, site: SafeSiteInput): Promise<SafeSite> {
+  async addSafeSite(groupId: string, site: SafeSiteInput, audit?: Audit<SafeSite>): Promise<SafeSite> {
     await this.getGroup(groupId);
-    return toSafeSite(await this.insertSite(this.db, groupId, site));
+    return withAudit(this.db, audit, async (q) => toSafeSite(await this.insertSite(q, groupId, site)));
   }
 
   /** `withinGroup` keeps a merchant's change to its own SafeSites. */
@@ -98,33 +107,35 @@ export class MerchantsService {
     id: string,
     patch: Partial<SafeSiteInput>,
     withinGroup: string | null = null,
+    audit?: Audit<SafeSite>,
   ): Promise<SafeSite> {
-    const row = !UUID_PATTERN.test(id)
-      ? undefined
-      : await updateSafeSite(
-          this.db,
-          id,
-          {
-            name: patch.name ?? null,
-            url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
-            isActive: patch.isActive ?? null,
-          },
-          withinGroup,
-        );
-    if (!row) throw notFound("SafeSite");
-    return toSafeSite(row);
+    if (!UUID_PATTERN.test(id)) throw notFound("SafeSite");
+    return withAudit(this.db, audit, async (q) => {
+      const changes = {
+        name: patch.name ?? null,
+        url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
+        isActive: patch.isActive ?? null,
+      };
+      const row = await updateSafeSite(q, id, changes, withinGroup);
+      if (!row) throw notFound("SafeSite");
+      return toSafeSite(row);
+    });
   }
 
-  async issueKey(groupId: string): Promise<KeyPair> {
+  async issueKey(groupId: string, audit?: Audit<KeyPair>): Promise<KeyPair> {
     await this.getGroup(groupId);
-    return this.insertKey(this.db, groupId);
+    return withAudit(this.db, audit, (q) => this.insertKey(q, groupId));
   }
 
   /** Revoked at once on every instance; false when no active key (of `withinGroup`) has that public key. */
-  async revokeKey(publicKey: string, withinGroup: string | null = null): Promise<boolean> {
-    if (!(await revokeApiKey(this.db, publicKey, withinGroup))) return false;
-    this.onKeyRevoked(publicKey);
-    return true;
+  async revokeKey(
+    publicKey: string,
+    withinGroup: string | null = null,
+    audit?: Audit<boolean>,
+  ): Promise<boolean> {
+    const revoked = await withAudit(this.db, audit, (q) => revokeApiKey(q, publicKey, withinGroup));
+    if (revoked) this.onKeyRevoked(publicKey);
+    return revoked;
   }
 
   async keys(groupId: string) {
@@ -154,15 +165,16 @@ export class MerchantsService {
   }
 
   /** A new signing secret; the previous one keeps signing for `graceSeconds`. */
-  async rotateWebhookSecret(groupId: string, graceSeconds: number) {
-    const row = UUID_PATTERN.test(groupId)
-      ? await rotateGroupWebhookSecret(this.db, groupId, newWebhookSecret(), graceSeconds)
-      : undefined;
-    if (!row) throw notFound("Group");
-    return {
-      webhookSecret: row.webhook_secret,
-      previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
-    };
+  async rotateWebhookSecret(groupId: string, graceSeconds: number, audit?: Audit<unknown>) {
+    if (!UUID_PATTERN.test(groupId)) throw notFound("Group");
+    return withAudit(this.db, audit, async (q) => {
+      const row = await rotateGroupWebhookSecret(q, groupId, newWebhookSecret(), graceSeconds);
+      if (!row) throw notFound("Group");
+      return {
+        webhookSecret: row.webhook_secret,
+        previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
+      };
+    });
   }
 
   private async insertGroupWithKey(

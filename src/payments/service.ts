@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
+import { type Audit, withAudit } from "../audit/store.ts";
 import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
@@ -487,13 +488,17 @@ export class PaymentsService {
   }
 
   /** Closes a reconciliation item with the operator's note; false when it was already closed. */
-  resolveReconciliation(item: { kind: "paid_after_close" | "processor_mismatch"; id: string }, note: string) {
-    if (item.kind === "paid_after_close") {
-      return UUID_PATTERN.test(item.id)
-        ? resolvePaymentReconciliation(this.db, item.id, note)
-        : Promise.resolve(false);
-    }
-    return resolveProcessorMismatch(this.db, item.id, note);
+  resolveReconciliation(
+    item: { kind: "paid_after_close" | "processor_mismatch"; id: string },
+    note: string,
+    audit?: Audit<boolean>,
+  ): Promise<boolean> {
+    if (item.kind === "paid_after_close" && !UUID_PATTERN.test(item.id)) return Promise.resolve(false);
+    return withAudit(this.db, audit, (q) =>
+      item.kind === "paid_after_close"
+        ? resolvePaymentReconciliation(q, item.id, note)
+        : resolveProcessorMismatch(q, item.id, note),
+    );
   }
 
   /** The last `days` UTC days of a group's payments, by day, status and currency. */

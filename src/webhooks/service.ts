@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 import type { WebhookOutbox } from "./outbox.ts";
@@ -38,9 +39,11 @@ export class WebhookService {
   }
 
   /** Queues a fresh delivery of one event to the URL it was meant for. */
-  async resend(where: { groupId: string; transactionId: string; eventId: string }) {
+  async resend(where: { groupId: string; transactionId: string; eventId: string }, audit?: Audit<unknown>) {
     const deliveryId = randomUUID();
-    if (!(await insertRedelivery(this.db, where, deliveryId))) throw notFound("Event");
+    await withAudit(this.db, audit, async (q) => {
+      if (!(await insertRedelivery(q, where, deliveryId))) throw notFound("Event");
+    });
     this.outbox.wake();
     return { deliveryId, state: "pending" as const };
   }
@@ -49,8 +52,11 @@ export class WebhookService {
    * Sends again every event created in the window whose deliveries all failed (one group's, or
    * every group's for the operator). Each keeps its webhook-id, so receivers de-duplicate.
    */
-  async recover(window: { groupId: string | null; since: Date; until: Date }): Promise<{ queued: number }> {
-    const queued = await insertRecoveryDeliveries(this.db, window);
+  async recover(
+    window: { groupId: string | null; since: Date; until: Date },
+    audit?: Audit<number>,
+  ): Promise<{ queued: number }> {
+    const queued = await withAudit(this.db, audit, (q) => insertRecoveryDeliveries(q, window));
     if (queued > 0) this.outbox.wake();
     return { queued };
   }
