@@ -10,7 +10,8 @@ export const REDACTED_PATHS = [
   "adminToken",
 ];
 
-const LINK_PATH = /^\/(pay|return)\/[^/?#]+/;
+// Payment links and invite links: whoever holds the token can pay, or sign up as the invitee.
+const LINK_PATH = /^\/(pay|return|dashboard\/invite|operator\/invite)\/[^/?#]+/;
 export const withoutLinkToken = (url: string): string => url.replace(LINK_PATH, "/$1/[token]");
 
 /** JSON lines for machines; on a terminal, readable lines (pino-pretty, in a worker thread). */
@@ -22,7 +23,7 @@ export function loggerOptions(
     level,
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     serializers: {
-      // A payment link's token is as good as the link: never in the log.
+      // A link's token is as good as the link: never in the log.
       req: (request: { method: string; url: string; id: string }) => ({
         method: request.method,
         url: withoutLinkToken(request.url),

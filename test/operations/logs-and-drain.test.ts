@@ -56,6 +56,19 @@ describe("logs and shutdown", () => {
     // The demo SafeSite is PUBLIC_URL (port 0 here): the path is asked of the process itself.
     assert.equal((await fetch(`${url}${new URL(paymentUrl).pathname}`, { redirect: "manual" })).status, 303);
 
+    // An invite link is as good as a password until it is used: its token is never logged either.
+    const adminToken = /Admin token[^:]*: +(\S+)/.exec(stdout)?.[1] ?? "";
+    const groupId = /Demo group "[^"]*" created \(([0-9a-f-]{36})\)/.exec(stdout)?.[1] ?? "";
+    const invite = await fetch(`${url}/admin/v1/groups/${groupId}/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", role: "owner" }),
+    });
+    assert.equal(invite.status, 201);
+    const inviteUrl = ((await invite.json()) as { data: { inviteUrl: string } }).data.inviteUrl;
+    const inviteToken = inviteUrl.split("/invite/")[1] ?? "";
+    assert.equal((await fetch(`${url}${new URL(inviteUrl).pathname}`)).status, 200);
+
     started.child.kill("SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ready = await fetch(`${url}/health/ready`);
@@ -64,6 +77,7 @@ describe("logs and shutdown", () => {
     assert.equal(await started.exited, 0);
 
     assert.ok(token.length > 20 && !started.output().stdout.includes(token), "link tokens are never logged");
+    assert.ok(inviteToken.length > 20 && !started.output().stdout.includes(inviteToken), "nor invite tokens");
     const lines = logLines(started.output().stdout);
     const clientError = lines.find((line) => line.code === "PROCESSOR_ERROR");
     assert.ok(clientError);
