@@ -252,6 +252,7 @@ async function registerRoutes(
       accounts,
       sessionSecret,
       secure: new URL(config.publicUrl).protocol === "https:",
+      publicHost: isLocalUrl(config.publicUrl) ? null : new URL(config.publicUrl).host,
     });
     await web.register(accountPages, { accounts, kind: "merchant" });
     await web.register(accountPages, { accounts, kind: "operator" });

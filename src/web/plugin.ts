@@ -40,6 +40,8 @@ export interface WebOptions {
   sessionSecret: string;
   /** PUBLIC_URL is https: cookies are Secure. */
   secure: boolean;
+  /** PUBLIC_URL's host, the only one pages answer on; null (any host) while it is a local address. */
+  publicHost: string | null;
 }
 
 /** Cookies, sessions, CSRF and forms for the scope it is called in (a page scope, never the API's). */
@@ -71,11 +73,16 @@ export async function installPageSupport(web: FastifyInstance, options: WebOptio
     route.schema = { ...route.schema, hide: true };
   });
 
-  web.addHook("onRequest", async (_request, reply) => {
+  web.addHook("onRequest", async (request, reply) => {
     reply.header("content-security-policy", PAGE_CSP);
     reply.header("x-frame-options", "DENY");
     reply.header("referrer-policy", "same-origin");
     reply.header("cache-control", "no-store");
+    // DESIGN §5: the pages live on the service's own host. A SafeSite (a merchant's domain that
+    // points here) must never show another merchant's users a sign-in form.
+    if (options.publicHost && request.host.toLowerCase() !== options.publicHost) {
+      throw new ApiError("NOT_FOUND", "There is no such page on this address.");
+    }
   });
   // Every state-changing request carries the token of a form this service rendered.
   web.addHook("preValidation", (request, reply, done) => {

@@ -375,7 +375,7 @@ describe("sign-in throttling per address", () => {
 });
 
 describe("dashboard cookies behind https", () => {
-  it("are Secure when PUBLIC_URL is https", async () => {
+  it("are Secure when PUBLIC_URL is https, and pages answer only on its host", async () => {
     const service = await startTestService({
       PUBLIC_URL: "https://checkout.example.com",
       TRUST_PROXY: "127.0.0.1",
@@ -388,7 +388,8 @@ describe("dashboard cookies behind https", () => {
       });
       assert.match(invite.body.data.inviteUrl, /^https:\/\/checkout\.example\.com\/dashboard\/invite\//);
       const path = invitePath(invite.body.data.inviteUrl);
-      const page = await fetch(`${service.url}${path}`, { headers: { "x-forwarded-proto": "https" } });
+      const viaProxy = { "x-forwarded-proto": "https", "x-forwarded-host": "checkout.example.com" };
+      const page = await fetch(`${service.url}${path}`, { headers: viaProxy });
       const csrfCookie = page.headers.getSetCookie().find((one) => one.startsWith("checkout_csrf="));
       assert.match(csrfCookie ?? "", /Secure/);
       const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
@@ -396,7 +397,7 @@ describe("dashboard cookies behind https", () => {
         method: "POST",
         redirect: "manual",
         headers: {
-          "x-forwarded-proto": "https",
+          ...viaProxy,
           "content-type": "application/x-www-form-urlencoded",
           cookie: (csrfCookie ?? "").split(";")[0] as string,
         },
@@ -406,6 +407,12 @@ describe("dashboard cookies behind https", () => {
       const session = accepted.headers.getSetCookie().find((one) => one.startsWith("checkout_session="));
       assert.match(session ?? "", /; Secure/);
       assert.match(session ?? "", /HttpOnly/);
+      // A SafeSite's domain pointing at the service shows no page: only PUBLIC_URL's host does.
+      const onSafeSite = await fetch(`${service.url}/dashboard/login`, {
+        headers: { "x-forwarded-proto": "https", "x-forwarded-host": "pay.shop.example" },
+      });
+      assert.equal(onSafeSite.status, 404);
+      assert.doesNotMatch(await onSafeSite.text(), /name="password"/);
     } finally {
       await service.close();
     }
