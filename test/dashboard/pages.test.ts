@@ -186,6 +186,50 @@ describe("dashboard pages", () => {
     });
   });
 
+  it("answers hostile form input with an error page, never a 500, and refunds nothing", async () => {
+    const paid = await pay({ amount: 700 });
+    await owner.get("/dashboard/developers");
+    const token = owner.csrf;
+    const targets = [
+      `/dashboard/payments/${paid.transactionId}/refunds`,
+      "/dashboard/developers/keys",
+      `/dashboard/developers/safe-sites/${group.safeSites[0]?.id}`,
+      "/dashboard/developers/recover",
+      "/dashboard/users",
+      "/dashboard/account/password",
+      "/dashboard/login",
+    ];
+    const bodies: [string, string][] = [
+      ["application/x-www-form-urlencoded", `_csrf=${encodeURIComponent(token)}&amount=1&amount=2&key=x`],
+      [
+        "application/x-www-form-urlencoded",
+        `_csrf=${encodeURIComponent(token)}&amount=${"9".repeat(5000)}&key=00000000-0000-4000-8000-000000000009`,
+      ],
+      [
+        "application/x-www-form-urlencoded",
+        `_csrf=${encodeURIComponent(token)}&email=%00&role=owner&isActive=maybe&since=%F0%9F`,
+      ],
+      ["application/json", JSON.stringify({ _csrf: token, amount: { $gt: 1 }, role: ["owner"] })],
+      ["text/plain", "amount=1"],
+      ["application/x-www-form-urlencoded", "%%%"],
+      ["application/x-www-form-urlencoded", `_csrf=${encodeURIComponent(token)}&${"a=1&".repeat(20000)}`],
+    ];
+    for (const path of targets) {
+      for (const [type, body] of bodies) {
+        const response = await fetch(`${service.url}${path}`, {
+          method: "POST",
+          headers: { cookie: owner.cookieHeader, "content-type": type },
+          body,
+          redirect: "manual",
+        });
+        assert.ok(response.status < 500, `${path} ${type} ${body.slice(0, 40)}: ${response.status}`);
+        await response.arrayBuffer();
+      }
+    }
+    const refunds = await service.api(group, "GET", `/api/v1/payments/${paid.transactionId}/refunds`);
+    assert.equal(refunds.body.data.refunds.length, 0);
+  });
+
   describe("CSV export", () => {
     it("streams the header of DESIGN §5 and one row per payment, amounts in cents, same filters", async () => {
       const exportGroup = await service.createGroup({ name: "Export" });
