@@ -7,7 +7,7 @@ const KEY_LENGTH = 32;
 const MAX_MEMORY = 64 * 1024 * 1024;
 
 export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MAX_LENGTH = 256;
 
 function derive(password: string, salt: Buffer, cost: typeof COST): Promise<Buffer> {
   return new Promise((resolve, reject) =>

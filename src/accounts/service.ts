@@ -35,7 +35,7 @@ export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 /** DESIGN §5: single use, 72 hours. */
 const INVITE_TTL_SECONDS = 72 * 3600;
 /** DESIGN §5: 10 failed sign-ins for one account within 15 minutes lock it for 15 minutes. */
-export const SIGN_IN_LIMIT = { failures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
+const SIGN_IN_LIMIT = { failures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 /** Per address, across accounts: enough for an office behind one NAT, not for a password spray. */
 const ADDRESS_FAILURE_LIMIT = 100;
 

@@ -10,11 +10,11 @@ import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
 
 const PAGE_SIZE = 50;
 const CSV_BATCH = 500;
-export const CSV_HEADER =
+const CSV_HEADER =
   "transactionId,status,amount,currency,amountRefunded,customerEmail,description,createdAt,completedAt";
 
 /** DESIGN §5: the list's and the export's filters. Empty fields mean "any". */
-export const paymentFilterQuery = {
+const paymentFilterQuery = {
   type: "object",
   additionalProperties: false,
   properties: {
@@ -26,7 +26,7 @@ export const paymentFilterQuery = {
   },
 } as const;
 
-export interface FilterQuery {
+interface FilterQuery {
   status?: string;
   from?: string;
   to?: string;
@@ -35,7 +35,7 @@ export interface FilterQuery {
 }
 
 /** `to` is a day and includes it: payments created before the next midnight UTC. */
-export function toPaymentFilter(query: FilterQuery): PaymentFilter {
+function toPaymentFilter(query: FilterQuery): PaymentFilter {
   const search = query.q?.trim() ?? "";
   const to = parseDay(query.to);
   return {

@@ -17,7 +17,7 @@ export const CHART_SERIES = [
   { status: "expired", colour: "#c9ced4" },
 ] as const;
 
-export interface ChartSeries {
+interface ChartSeries {
   name: string;
   colour: string;
   values: readonly number[];

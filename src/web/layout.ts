@@ -45,7 +45,7 @@ function takeFlash(request: FastifyRequest): Flash | undefined {
   return flash;
 }
 
-export const notice = (flash: Flash | undefined) =>
+const notice = (flash: Flash | undefined) =>
   flash
     ? html`<div class="notice ${flash.kind}" role="${flash.kind === "error" ? "alert" : "status"}">${flash.text}</div>`
     : "";

@@ -26,11 +26,11 @@ declare module "fastify" {
   }
 }
 
-export const SESSION_COOKIE = "checkout_session";
-export const CSRF_COOKIE = "checkout_csrf";
+const SESSION_COOKIE = "checkout_session";
+const CSRF_COOKIE = "checkout_csrf";
 const SESSION_MAX_AGE_MS = 12 * 3600 * 1000;
 
-export const PAGE_CSP =
+const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'";
 
