@@ -249,6 +249,12 @@ export async function recordSignInFailure(
     failure.account,
     failure.address,
   ]);
+  // Failures older than the window count for nothing: each new one clears its address's and account's.
+  await q.query(
+    `DELETE FROM sign_in_failures WHERE failed_at <= now() - make_interval(secs => $3)
+       AND (address = $1 OR account = $2)`,
+    [failure.address, failure.account, failure.windowSeconds],
+  );
   const [locked] = await q.query<{ locked_until: Date }>(
     `INSERT INTO sign_in_locks (account, locked_until)
      SELECT $1, now() + make_interval(secs => $4)
