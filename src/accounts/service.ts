@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
+import { hexDigest } from "../http/secret-hash.ts";
 import { findGroupRow } from "../merchants/store.ts";
 import { decoyHash, hashPassword, passwordMatches, passwordProblem } from "./password.ts";
 import {
@@ -58,8 +59,6 @@ export interface AuditContext {
   address: string | null;
 }
 
-export const tokenHash = (token: string): string => createHash("sha256").update(token).digest("hex");
-
 const toPrincipal = (row: AccountRow): Principal => ({
   accountId: row.id,
   kind: row.kind,
@@ -92,7 +91,7 @@ export class AccountsService {
 
   /** The account an invite link is for, while the link is unused and unexpired. */
   invitedAccount(kind: AccountKind, token: string): Promise<AccountRow | undefined> {
-    return findOpenInvite(this.db, kind, tokenHash(token));
+    return findOpenInvite(this.db, kind, hexDigest(token));
   }
 
   /** Sets the password an invite asks for and uses the invite up; the caller signs the user in. */
@@ -108,7 +107,7 @@ export class AccountsService {
     if (!account) throw notFound("Invite");
     const passwordHash = await hashPassword(password);
     return this.db.transaction(async (tx) => {
-      if (!(await useInvite(tx, tokenHash(token)))) throw notFound("Invite");
+      if (!(await useInvite(tx, hexDigest(token)))) throw notFound("Invite");
       await setPasswordHash(tx, account.id, passwordHash);
       await insertAuditEntry(tx, {
         groupId: account.group_id,
@@ -279,11 +278,7 @@ export class AccountsService {
 
   /** Newest first: one group's entries, or (groupId null) every entry for operators. */
   auditLog(groupId: string | null, beforeId: string | null, limit: number) {
-    return listAuditEntries(
-      this.db,
-      { groupId, beforeId: beforeId && /^\d{1,18}$/.test(beforeId) ? beforeId : null },
-      limit,
-    );
+    return listAuditEntries(this.db, { groupId, beforeId }, limit);
   }
 
   private async invite(
@@ -309,7 +304,7 @@ export class AccountsService {
       }
       if (!inserted && role && existing.group_id) await updateRole(tx, existing.group_id, existing.id, role);
       await insertInvite(tx, {
-        tokenHash: tokenHash(token),
+        tokenHash: hexDigest(token),
         accountId: existing.id,
         ttlSeconds: INVITE_TTL_SECONDS,
       });

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
 import type { Database } from "../db/database.ts";
-import { tokenHash } from "./service.ts";
+import { hexDigest } from "../http/secret-hash.ts";
 import { deleteWebSession, findWebSessionData, upsertWebSession } from "./store.ts";
 
 type Callback = (error?: unknown) => void;
@@ -26,7 +26,7 @@ export function databaseSessionStore(db: Database, maxAgeMs: number): SessionSto
       const expires = data.cookie.expires ? new Date(data.cookie.expires) : new Date(Date.now() + maxAgeMs);
       upsertWebSession(db, {
         id: randomUUID(),
-        idHash: tokenHash(sessionId),
+        idHash: hexDigest(sessionId),
         accountId: data.accountId,
         data: JSON.stringify(session),
         address: data.address ?? "",
@@ -35,13 +35,13 @@ export function databaseSessionStore(db: Database, maxAgeMs: number): SessionSto
       }).then(() => callback(), callback);
     },
     get(sessionId: string, callback: (error: unknown, session?: unknown) => void) {
-      findWebSessionData(db, tokenHash(sessionId)).then(
+      findWebSessionData(db, hexDigest(sessionId)).then(
         (data) => callback(null, data ?? null),
         (error) => callback(error),
       );
     },
     destroy(sessionId: string, callback: Callback) {
-      deleteWebSession(db, tokenHash(sessionId)).then(() => callback(), callback);
+      deleteWebSession(db, hexDigest(sessionId)).then(() => callback(), callback);
     },
   } as SessionStore;
 }

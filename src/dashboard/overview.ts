@@ -9,7 +9,7 @@ import { dashboardPage, merchantOf } from "./common.ts";
 const DAYS = 30;
 
 const lastDays = (count: number): string[] => {
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const today = Date.parse(new Date().toISOString().slice(0, 10));
   return Array.from({ length: count }, (_, index) =>
     new Date(today - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10),
   );

@@ -51,7 +51,7 @@ const paymentDetailPages: FastifyPluginAsync<{
       const payment = await payments.get(principal.groupId, transactionId);
       const [history, refunds, events] = await Promise.all([
         payments.statusHistory(payment),
-        payments.refunds(principal.groupId, payment.id),
+        payments.refundsOf(payment),
         webhooks.eventsOf(principal.groupId, payment.id),
       ]);
       const metadata = visibleMetadata(payment.metadata);

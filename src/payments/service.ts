@@ -391,7 +391,11 @@ export class PaymentsService {
 
   /** A payment's refunds in creation order, including those made at the processor directly. */
   async refunds(groupId: string, paymentId: string): Promise<RefundResource[]> {
-    const payment = await this.get(groupId, paymentId);
+    return this.refundsOf(await this.get(groupId, paymentId));
+  }
+
+  /** The refunds of a payment already read (and so already checked to be the caller's). */
+  async refundsOf(payment: PaymentRow): Promise<RefundResource[]> {
     return (await listRefunds(this.db, payment.id)).map(toRefundResource);
   }
 

@@ -1,13 +1,14 @@
 // Signing in and out, accepting an invite, changing a password and ending sessions: the same
 // pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { hexDigest } from "../../http/secret-hash.ts";
 import { time } from "../../web/format.ts";
 import { formBody } from "../../web/forms.ts";
 import { html } from "../../web/html.ts";
 import { type Audience, csrfField, layout, sendHtml, setFlash } from "../../web/layout.ts";
 import { requireSignIn } from "../../web/plugin.ts";
 import { PASSWORD_MIN_LENGTH } from "../password.ts";
-import { type AccountKind, type AccountsService, actorOf, type Principal, tokenHash } from "../service.ts";
+import { type AccountKind, type AccountsService, actorOf, type Principal } from "../service.ts";
 
 const field = { type: "string", maxLength: 512 } as const;
 const loginBody = formBody({ email: field, password: field }, ["email", "password"]);
@@ -173,7 +174,7 @@ export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind:
     const principalOf = (request: FastifyRequest) => request.principal as Principal;
 
     own.get(`${base}/account`, async (request, reply) => {
-      const sessions = await accounts.sessions(principalOf(request), tokenHash(request.session.sessionId));
+      const sessions = await accounts.sessions(principalOf(request), hexDigest(request.session.sessionId));
       return sendHtml(
         reply,
         200,
@@ -206,7 +207,7 @@ ${sessions.map(
           principalOf(request),
           current,
           password,
-          tokenHash(request.session.sessionId),
+          hexDigest(request.session.sessionId),
           request.ip,
         );
         setFlash(request, { kind: "ok", text: "Password changed. Every other session is signed out." });
