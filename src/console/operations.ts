@@ -9,9 +9,10 @@ import type { RedisLink } from "../http/rate-limit-store.ts";
 import { UUID_PATTERN_SOURCE } from "../http/schemas.ts";
 import type { PaymentsService } from "../payments/service.ts";
 import { money, time } from "../web/format.ts";
-import { formBody, recoveryWindow, windowFields } from "../web/forms.ts";
+import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
+import { recoveryWindowFromForm } from "../webhooks/routes/window.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import { consolePage } from "./common.ts";
 
@@ -107,7 +108,7 @@ ${failed.map(
 
   app.post("/operator/deliveries/recover", { schema: { body: recoverForm } }, async (request, reply) => {
     const form = request.body as { since: string; until?: string; groupId?: string };
-    const window = recoveryWindow(form);
+    const window = recoveryWindowFromForm(form);
     if (!window) {
       setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
       return reply.redirect("/operator/deliveries", 303);

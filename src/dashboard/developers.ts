@@ -4,16 +4,10 @@ import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import type { MerchantsService } from "../merchants/service.ts";
 import { time } from "../web/format.ts";
-import {
-  activationForm,
-  buttonForm,
-  formBody,
-  publicKeyParam,
-  recoveryWindow,
-  windowFields,
-} from "../web/forms.ts";
+import { activationForm, buttonForm, formBody, publicKeyParam, windowFields } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
+import { recoveryWindowFromForm } from "../webhooks/routes/window.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
@@ -183,7 +177,7 @@ ${
   app.post("/dashboard/developers/recover", { schema: { body: recoverForm } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "recover_webhooks");
-    const window = recoveryWindow(request.body as { since: string; until?: string });
+    const window = recoveryWindowFromForm(request.body as { since: string; until?: string });
     if (!window) {
       setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
       return reply.redirect("/dashboard/developers", 303);

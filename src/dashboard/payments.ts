@@ -1,11 +1,13 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
+import { ApiError } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import type { PaymentsService } from "../payments/service.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/status.ts";
 import type { PaymentFilter, PaymentRow } from "../payments/store.ts";
-import { money, parseDay, time } from "../web/format.ts";
+import { money, time } from "../web/format.ts";
 import { html } from "../web/html.ts";
+import { storableTime } from "../webhooks/routes/window.ts";
 import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
 
 const PAGE_SIZE = 50;
@@ -34,14 +36,28 @@ interface FilterQuery {
   after?: string;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * A filter day (YYYY-MM-DD, UTC), `afterDays` later, as a time the database stores; refused (400)
+ * when it is no calendar day (2026-02-31) or outside the years the API accepts.
+ */
+function filterDay(text: string | undefined, name: string, afterDays = 0): Date | undefined {
+  if (!text) return undefined;
+  const day = new Date(`${text}T00:00:00Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) {
+    throw new ApiError("INVALID_REQUEST", `${name} must be a calendar day (YYYY-MM-DD)`);
+  }
+  return storableTime(new Date(day.getTime() + afterDays * DAY_MS).toISOString(), name);
+}
+
 /** `to` is a day and includes it: payments created before the next midnight UTC. */
 function toPaymentFilter(query: FilterQuery): PaymentFilter {
   const search = query.q?.trim() ?? "";
-  const to = parseDay(query.to);
   return {
     status: (query.status || undefined) as PaymentStatus | undefined,
-    from: parseDay(query.from),
-    to: to && new Date(to.getTime() + 86_400_000),
+    from: filterDay(query.from, "from"),
+    to: filterDay(query.to, "to", 1),
     transactionId: UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
     customerEmail: search && !UUID_PATTERN.test(search) ? search : undefined,
     afterId: query.after || undefined,

@@ -20,10 +20,3 @@ const utcText = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", 
 /** UTC without JavaScript; the page's script shows it in the viewer's zone, with UTC on hover. */
 export const time = (date: Date | null | undefined) =>
   date ? html`<time datetime="${date.toISOString()}" title="${utcText(date)}">${utcText(date)}</time>` : "—";
-
-/** A date input's value (YYYY-MM-DD, read as UTC) → a Date, or undefined when empty or invalid. */
-export function parseDay(text: string | undefined): Date | undefined {
-  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const date = new Date(`${text}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}

@@ -30,11 +30,3 @@ const minute = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})
 
 /** A recovery window from two datetime-local inputs, read as UTC (the forms say so). */
 export const windowFields = { since: minute, until: minute } as const;
-
-/** The window, or null when it ends before it starts; an empty `until` means now. */
-export function recoveryWindow(form: { since: string; until?: string }): { since: Date; until: Date } | null {
-  const since = new Date(`${form.since}:00Z`);
-  const until = form.until ? new Date(`${form.until}:00Z`) : new Date();
-  if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()) || since >= until) return null;
-  return { since, until };
-}

@@ -133,11 +133,15 @@ describe("dashboard pages", () => {
         "from=yesterday",
         "to=2026-13",
         "after=not-a-uuid",
+        "from=0000-01-01",
+        "to=9999-12-31",
+        "from=2026-02-31",
         `q=${"x".repeat(400)}`,
       ]) {
         const page = await viewer.get(`/dashboard/payments?${query}`);
         assert.equal(page.status, 400, query);
         assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+        assert.equal((await viewer.get(`/dashboard/payments.csv?${query}`)).status, 400, `CSV ${query}`);
       }
     });
 
@@ -435,6 +439,9 @@ describe("dashboard pages", () => {
       });
       assert.equal(backwards.status, 303);
       assert.match((await developer.get("/dashboard/developers")).text, /Choose a start before the end/);
+      const beforeTime = await developer.post("/dashboard/developers/recover", { since: "0000-01-01T00:00" });
+      assert.equal(beforeTime.status, 303, "the API's own window rule: from 1970 on");
+      await developer.get("/dashboard/developers");
       const malformed = await developer.post("/dashboard/developers/recover", { since: "yesterday" });
       assert.equal(malformed.status, 400);
     });

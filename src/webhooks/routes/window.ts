@@ -19,6 +19,22 @@ export const recoverBodySchema = {
   },
 } as const;
 
+/**
+ * The same window from a page's datetime-local inputs, read as UTC (the forms say so); null when
+ * it is not one (the page explains, rather than answering an error).
+ */
+export function recoveryWindowFromForm(form: { since: string; until?: string | undefined }) {
+  try {
+    return recoveryWindow({
+      since: `${form.since}:00Z`,
+      until: form.until ? `${form.until}:00Z` : undefined,
+    });
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
+}
+
 /** [since, until): until defaults to now, and must come after since. */
 export function recoveryWindow(body: { since: string; until?: string | undefined }): {
   since: Date;
