@@ -21,8 +21,8 @@ const paymentFilterQuery = {
   additionalProperties: false,
   properties: {
     status: { type: "string", enum: ["", ...PAYMENT_STATUSES] },
-    from: { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2})?$" },
-    to: { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2})?$" },
+    from: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
+    to: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
     q: { type: "string", maxLength: 320 },
     after: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
   },
@@ -39,25 +39,27 @@ interface FilterQuery {
 const DAY_MS = 86_400_000;
 
 /**
- * A filter day (YYYY-MM-DD, UTC), `afterDays` later, as a time the database stores; refused (400)
- * when it is no calendar day (2026-02-31) or outside the years the API accepts.
+ * A filter bound as a time the database stores. A day (YYYY-MM-DD, UTC, what the form's date
+ * input sends) counts from its midnight, `afterDays` later; a full ISO 8601 time is taken as it is.
+ * Refused (400) when it is no calendar day (2026-02-31) or outside the years the API accepts.
  */
-function filterDay(text: string | undefined, name: string, afterDays = 0): Date | undefined {
+function filterTime(text: string | undefined, name: string, afterDays = 0): Date | undefined {
   if (!text) return undefined;
+  if (text.includes("T")) return storableTime(text, name);
   const day = new Date(`${text}T00:00:00Z`);
   if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) {
-    throw new ApiError("INVALID_REQUEST", `${name} must be a calendar day (YYYY-MM-DD)`);
+    throw new ApiError("INVALID_REQUEST", `${name} must be a calendar day (YYYY-MM-DD) or an ISO 8601 time`);
   }
   return storableTime(new Date(day.getTime() + afterDays * DAY_MS).toISOString(), name);
 }
 
-/** `to` is a day and includes it: payments created before the next midnight UTC. */
+/** `to` as a day includes it: payments created before the next midnight UTC. */
 function toPaymentFilter(query: FilterQuery): PaymentFilter {
   const search = query.q?.trim() ?? "";
   return {
     status: (query.status || undefined) as PaymentStatus | undefined,
-    from: filterDay(query.from, "from"),
-    to: filterDay(query.to, "to", 1),
+    from: filterTime(query.from, "from"),
+    to: filterTime(query.to, "to", 1),
     transactionId: UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
     customerEmail: search && !UUID_PATTERN.test(search) ? search : undefined,
     afterId: query.after || undefined,

@@ -101,6 +101,16 @@ describe("dashboard pages", () => {
       assert.equal([...byId.text.matchAll(/href="\/dashboard\/payments\/[0-9a-f-]{36}"/g)].length, 1);
       const processing = await viewer.get("/dashboard/payments?status=processing");
       assert.doesNotMatch(processing.text, new RegExp(paid.transactionId));
+      // A bound may also be a full ISO 8601 time, as the API's `since` is.
+      const hourAgo = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
+      assert.match(
+        (await viewer.get(`/dashboard/payments?from=${hourAgo}`)).text,
+        new RegExp(paid.transactionId),
+      );
+      assert.doesNotMatch(
+        (await viewer.get(`/dashboard/payments?to=${hourAgo}`)).text,
+        new RegExp(paid.transactionId),
+      );
       const future = await viewer.get("/dashboard/payments?from=2099-01-01");
       assert.match(future.text, /No payments match/);
     });
