@@ -7,9 +7,9 @@ import type { AccountsService } from "./service.ts";
 
 const AUDIT_PAGE = 100;
 
-/** The audit log as a table, newest first, with a link to older entries. */
+/** The audit log as a table, newest first, with a link to older entries when there may be some. */
 function auditTable(rows: readonly AuditRow[], olderHref: (beforeId: string) => string, showGroup: boolean) {
-  const last = rows[rows.length - 1];
+  const last = rows.length === AUDIT_PAGE ? rows[rows.length - 1] : undefined;
   return html`<div class="table-wrap"><table id="audit"><thead><tr><th>When</th><th>Who</th><th>What</th><th>On</th><th>Detail</th><th>From</th>${showGroup ? html`<th>Group</th>` : ""}</tr></thead><tbody>
 ${rows.map(
   (
@@ -17,7 +17,8 @@ ${rows.map(
   ) => html`<tr><td>${time(row.created_at)}</td><td>${row.actor}</td><td class="mono">${row.action}</td><td class="mono">${row.target ?? ""}</td>
 <td class="mono">${row.detail === null ? "" : JSON.stringify(row.detail)}</td><td>${row.address ?? ""}</td>${showGroup ? html`<td class="mono">${row.group_id ?? "—"}</td>` : ""}</tr>`,
 )}</tbody></table></div>
-${last ? html`<nav class="pager"><a href="${olderHref(last.id)}" rel="next">Older entries</a></nav>` : html`<p class="muted">No entries.</p>`}`;
+${rows.length === 0 ? html`<p class="muted">No entries.</p>` : ""}
+${last ? html`<nav class="pager"><a href="${olderHref(last.id)}" rel="next">Older entries</a></nav>` : ""}`;
 }
 
 export const auditQuery = {

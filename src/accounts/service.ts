@@ -111,7 +111,7 @@ export class AccountsService {
       await setPasswordHash(tx, account.id, passwordHash);
       await insertAuditEntry(tx, {
         groupId: account.group_id,
-        actor: `${kind}:${account.email}`,
+        actor: actorName(kind, account.email),
         action: "account.invite_accepted",
         target: account.id,
         detail: null,
@@ -150,15 +150,15 @@ export class AccountsService {
         "account.sign_in_failed",
         key,
         locked ? { locked: true } : null,
-        {
-          actor: key,
-          address,
-        },
+        { actor: actorName(kind, email.trim()), address },
       );
       return locked ? { outcome: "throttled", until: locked } : { outcome: "wrong_credentials" };
     }
     await clearSignInFailures(this.db, key);
-    await this.audit(account.group_id, "account.signed_in", account.id, null, { actor: key, address });
+    await this.audit(account.group_id, "account.signed_in", account.id, null, {
+      actor: actorName(kind, account.email),
+      address,
+    });
     return { outcome: "signed_in", principal: toPrincipal(account) };
   }
 
@@ -322,6 +322,8 @@ export class AccountsService {
   }
 }
 
-/** How an account is named in the audit log. */
-export const actorOf = (principal: Principal): string =>
-  principal.kind === "merchant" ? `user:${principal.email}` : `operator:${principal.email}`;
+/** How an account is named in the audit log: `user:EMAIL` or `operator:EMAIL`. */
+const actorName = (kind: AccountKind, email: string): string =>
+  `${kind === "merchant" ? "user" : "operator"}:${email}`;
+
+export const actorOf = (principal: Principal): string => actorName(principal.kind, principal.email);
