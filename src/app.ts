@@ -7,8 +7,8 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { accountPages } from "./account-pages/pages.ts";
 import accountAdminRoutes from "./accounts/routes/admin.ts";
-import { accountPages } from "./accounts/routes/pages.ts";
 import { AccountsService } from "./accounts/service.ts";
 import checkoutRoutes from "./checkout/routes.ts";
 import { type Config, ConfigError } from "./config.ts";
@@ -38,18 +38,19 @@ import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";
-import { startExpirySweeper } from "./payments/expiry.ts";
+import { createPayments, type Payments, startPaymentWorkers } from "./payments/module.ts";
 import cancelPaymentRoute from "./payments/routes/cancel.ts";
 import createPaymentRoute from "./payments/routes/create.ts";
 import paymentEventRoutes from "./payments/routes/events.ts";
 import getPaymentRoute from "./payments/routes/get.ts";
-import reconciliationRoute from "./payments/routes/reconciliation.ts";
+import processorWebhookRoute from "./payments/routes/processor-webhooks.ts";
+import reconciliationRoutes from "./payments/routes/reconciliation.ts";
 import refundRoutes from "./payments/routes/refunds.ts";
-import { PaymentsService } from "./payments/service.ts";
-import processorIntakeRoute from "./processor/intake.ts";
-import type { Processor } from "./processor/processor.ts";
-import { stripeProcessor } from "./processor/stripe-processor.ts";
+import type { ProcessorAdapter } from "./processor/port.ts";
+import { ProcessorRegistry } from "./processor/registry.ts";
+import { stripeAdapter } from "./processor/stripe/adapter.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
+import { sandboxObjectStore } from "./settings/sandbox-objects.ts";
 import { insertSettingIfAbsent, readSetting } from "./settings/store.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "./web/plugin.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
@@ -63,10 +64,10 @@ import { WebhookService } from "./webhooks/service.ts";
 export interface Services {
   config: Config;
   db: Database;
-  processor: Processor;
+  processors: ProcessorRegistry;
   outbox: WebhookOutbox;
   metrics: Metrics;
-  payments: PaymentsService;
+  payments: Payments;
   webhooks: WebhookService;
   merchants: MerchantsService;
   merchantAuth: MerchantAuthenticator;
@@ -87,7 +88,7 @@ export interface StartOptions {
   /** An already-open database (tests); otherwise opened from the config. */
   db?: Database;
   /** Replaces the Stripe adapter (tests of processor failures). */
-  processor?: Processor;
+  processor?: ProcessorAdapter;
   /** Skip background workers (tests that drive them by hand). */
   workers?: boolean;
   /** Replaces DNS for webhook sends (tests of the unreachable-host rule). */
@@ -121,19 +122,19 @@ function createHttpApp(config: Config): FastifyInstance {
 function buildServices(
   config: Config,
   db: Database,
-  processor: Processor,
+  processors: ProcessorRegistry,
   log: FastifyBaseLogger,
-): Omit<Services, "metrics"> & { metrics: Metrics } {
+): Services {
   const outbox = new WebhookOutbox();
   const webhooks = new WebhookService(db, outbox);
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   return {
     config,
     db,
-    processor,
+    processors,
     outbox,
     metrics: new Metrics(() => webhooks.queueDepth()),
-    payments: new PaymentsService({ db, processor, outbox, config, log }),
+    payments: createPayments({ db, processors, outbox, config, log }),
     webhooks,
     merchants: new MerchantsService(db, merchantAuth.forget),
     merchantAuth,
@@ -224,11 +225,11 @@ async function registerRoutes(
         new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded; retry in ${context.after}`),
     });
     await api.register(authTestRoute, { merchants });
-    await api.register(createPaymentRoute, { payments });
-    await api.register(getPaymentRoute, { payments });
-    await api.register(cancelPaymentRoute, { payments });
-    await api.register(paymentEventRoutes, { payments, webhooks });
-    await api.register(refundRoutes, { payments });
+    await api.register(createPaymentRoute, { creation: payments.creation });
+    await api.register(getPaymentRoute, { queries: payments.queries });
+    await api.register(cancelPaymentRoute, { creation: payments.creation });
+    await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
+    await api.register(refundRoutes, { refunds: payments.refunds });
     await api.register(eventFeedRoute, { webhooks });
   });
 
@@ -238,14 +239,18 @@ async function registerRoutes(
     await adminScope.register(groupRoutes, { merchants, publicUrl: config.publicUrl });
     await adminScope.register(safeSiteRoutes, { merchants });
     await adminScope.register(keyRoutes, { merchants });
-    await adminScope.register(reconciliationRoute, { payments });
+    await adminScope.register(reconciliationRoutes, {
+      reconciliation: payments.reconciliation,
+      refunds: payments.refunds,
+    });
     await adminScope.register(failedDeliveriesRoute, { webhooks });
     await adminScope.register(accountAdminRoutes, { accounts });
   });
 
   // The merchant dashboard and the operator console: pages on PUBLIC_URL's host, signed-in sessions.
   assetRoutes(app);
-  const sessionSecret = await pageSessionSecret(services.db);
+  // Signs page-session cookies.
+  const sessionSecret = await installationSecret(services.db, "page_session_secret", () => randomToken(32));
   await app.register(async (web) => {
     await installPageSupport(web, {
       db: services.db,
@@ -258,8 +263,8 @@ async function registerRoutes(
     await web.register(accountPages, { accounts, kind: "operator" });
     await web.register(async (dashboard) => {
       dashboard.addHook("preValidation", requireSignIn(accounts, "merchant"));
-      await dashboard.register(overviewPage, { payments });
-      await dashboard.register(paymentListPages, { payments });
+      await dashboard.register(overviewPage, { queries: payments.queries });
+      await dashboard.register(paymentListPages, { queries: payments.queries });
       await dashboard.register(paymentDetailPages, { payments, webhooks, accounts });
       await dashboard.register(developerPages, { merchants, webhooks, accounts });
       await dashboard.register(userPages, { accounts });
@@ -277,22 +282,24 @@ async function registerRoutes(
     });
   });
 
-  await app.register(checkoutRoutes, { payments });
-  await app.register(processorIntakeRoute, { processor: services.processor, payments });
+  await app.register(checkoutRoutes, {
+    queries: payments.queries,
+    processorEvents: payments.processorEvents,
+  });
+  await app.register(processorWebhookRoute, {
+    processors: services.processors,
+    processorEvents: payments.processorEvents,
+  });
 }
 
 const isLocalUrl = (url: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(new URL(url).hostname);
 
-/** The sandbox's event-signing secret: random, made on first use and kept with the data. */
-async function sandboxSigningSecret(db: Database): Promise<string> {
-  await insertSettingIfAbsent(db, "sandbox_webhook_secret", `whsec_${randomBytes(32).toString("base64")}`);
-  return (await readSetting(db, "sandbox_webhook_secret")) as string;
-}
+const randomToken = (bytes: number) => randomBytes(bytes).toString("base64url");
 
-/** Signs page-session cookies: random, made on first start and shared by every instance. */
-async function pageSessionSecret(db: Database): Promise<string> {
-  await insertSettingIfAbsent(db, "page_session_secret", randomBytes(32).toString("base64url"));
-  return (await readSetting(db, "page_session_secret")) as string;
+/** A random secret of this installation: made on first use, kept with the data, shared by every instance. */
+async function installationSecret(db: Database, name: string, make: () => string): Promise<string> {
+  await insertSettingIfAbsent(db, name, make());
+  return (await readSetting(db, name)) as string;
 }
 
 /** Listens on `port`, naming the variable that chose it when the port is taken. */
@@ -359,15 +366,25 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let sandboxUrl: string | undefined;
     let processorKeys = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret };
     if (config.processor === "sandbox" && !options.processor) {
-      // Never a well-known secret: what signs the sandbox's events is made per installation.
-      const secretKey = config.stripeSecretKey ?? `sk_test_${randomBytes(18).toString("base64url")}`;
-      const webhookSecret = config.stripeWebhookSecret ?? (await sandboxSigningSecret(db));
+      // Never a well-known secret: the sandbox's API key and what signs its events are made per
+      // installation and kept with the data, unless STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET say.
+      const secretKey =
+        config.stripeSecretKey ??
+        (await installationSecret(db, "sandbox_api_key", () => `sk_test_${randomToken(18)}`));
+      const webhookSecret =
+        config.stripeWebhookSecret ??
+        (await installationSecret(
+          db,
+          "sandbox_webhook_secret",
+          () => `whsec_${randomBytes(32).toString("base64")}`,
+        ));
       processorKeys = { secretKey, webhookSecret };
       sandbox = await createSandbox({
         eventsUrl: () => serviceUrl && `${serviceUrl}/processor/webhooks/stripe`,
         webhookSecret,
         apiKey: secretKey,
         logLevel: config.logLevel,
+        store: sandboxObjectStore(db),
       });
       const sandboxApp = sandbox.app;
       stoppers.push(() => sandboxApp.close());
@@ -382,13 +399,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }
     const processor =
       options.processor ??
-      stripeProcessor({
+      stripeAdapter({
         secretKey: processorKeys.secretKey ?? "",
         webhookSecret: processorKeys.webhookSecret ?? "",
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
-    const services = buildServices(config, db, processor, app.log);
+    const services = buildServices(config, db, new ProcessorRegistry(processor), app.log);
     await services.merchantAuth.start();
     stoppers.push(() => services.merchantAuth.stop());
     let redis: RedisLink | undefined;
@@ -409,7 +426,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false) {
-      workers.push(startExpirySweeper(services.payments, config.expirySweepIntervalMs, app.log));
+      workers.push(...startPaymentWorkers(services.payments, config, app.log));
       const dispatcher = new WebhookDispatcher({
         db,
         outbox: services.outbox,

@@ -33,6 +33,13 @@ export interface Config {
   rateLimitWindowSeconds: number;
   authFailuresPerMinute: number;
   expirySweepIntervalMs: number;
+  /** A processor that did not answer about an overdue payment is asked again after this. */
+  expiryRetryMs: number;
+  /** The longest a refund request waits for the processor before answering `pending`. */
+  refundDeadlineMs: number;
+  refundSettleIntervalMs: number;
+  /** 0 turns the scheduled reconciliation run off. */
+  reconcileIntervalHours: number;
   shutdownGraceMs: number;
   logLevel: string;
   /** Fastify's trustProxy: whose X-Forwarded-For/-Proto to believe (client address, https). */
@@ -147,6 +154,10 @@ export const ENVIRONMENT_VARIABLES = [
   "RATE_LIMIT_WINDOW_SECONDS",
   "AUTH_FAILURES_PER_MINUTE",
   "EXPIRY_SWEEP_INTERVAL_MS",
+  "EXPIRY_RETRY_SECONDS",
+  "REFUND_DEADLINE_MS",
+  "REFUND_SETTLE_INTERVAL_MS",
+  "RECONCILE_INTERVAL_HOURS",
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
   "TRUST_PROXY",
@@ -205,6 +216,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1),
     authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 1),
     expirySweepIntervalMs: integer(env, "EXPIRY_SWEEP_INTERVAL_MS", 5000, 10),
+    expiryRetryMs: Math.round(seconds(env, "EXPIRY_RETRY_SECONDS", 60, 86400) * 1000),
+    // DESIGN §6: the merchant hears within 10 s whatever the processor does.
+    refundDeadlineMs: integer(env, "REFUND_DEADLINE_MS", 8000, 100, 10_000),
+    refundSettleIntervalMs: integer(env, "REFUND_SETTLE_INTERVAL_MS", 2000, 10, 60_000),
+    reconcileIntervalHours: integer(env, "RECONCILE_INTERVAL_HOURS", 24, 0, 24 * 30),
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { DatabaseUnavailableError } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS } from "../http/error-handler.ts";
 import { sendPage } from "../http/html.ts";
-import type { PaymentsService } from "../payments/service.ts";
+import type { ProcessorEvents } from "../payments/processor-events/service.ts";
+import type { PaymentQueries } from "../payments/queries/service.ts";
 
 const UNAVAILABLE_PAGE =
   "<h1>Payments are briefly unavailable</h1><p>Nothing was charged. Please try the same link again in a minute.</p>";
@@ -28,7 +29,10 @@ const PAGES = {
 } as const;
 
 /** The customer's pages on a SafeSite: the hosted link and the way back from the processor. */
-const checkoutRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+const checkoutRoutes: FastifyPluginAsync<{
+  queries: PaymentQueries;
+  processorEvents: ProcessorEvents;
+}> = async (app, { queries, processorEvents }) => {
   // People read these answers, not programs: errors are pages too, never JSON.
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof DatabaseUnavailableError) {
@@ -44,7 +48,7 @@ const checkoutRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async 
     "/pay/:token",
     { schema: { hide: true } },
     async (request, reply) => {
-      const answer = await payments.openLink(request.params.token);
+      const answer = await queries.openLink(request.params.token);
       if (answer.kind !== "redirect") {
         const page = PAGES[answer.kind];
         return sendPage(reply, page.status, page.title, page.body);
@@ -59,7 +63,7 @@ const checkoutRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async 
     "/return/:token",
     { schema: { hide: true } },
     async (request, reply) => {
-      const destination = await payments.returnDestination(request.params.token);
+      const destination = await processorEvents.returnDestination(request.params.token);
       if (destination === null) {
         return sendPage(reply, PAGES.not_found.status, PAGES.not_found.title, PAGES.not_found.body);
       }

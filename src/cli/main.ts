@@ -21,7 +21,10 @@ Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, 
   checkout safe-sites update SAFE_SITE_ID [--name NAME] [--site-url URL] [--active true|false]
   checkout keys create GROUP_ID
   checkout keys revoke PUBLIC_KEY
-  checkout reconciliation                     payments paid after they were cancelled
+  checkout reconciliation                     the open reconciliation items (paid after cancel, drift, …)
+  checkout reconcile --since ISO [--until ISO]
+                                              compare payments changed then with the processor, repair what
+                                              it proves, and print the run's figures when it has finished
   checkout deliveries failed                  webhook deliveries dropped after their last attempt
   checkout deliveries recover --since ISO [--until ISO] [--group GROUP_ID]
                                               send again events whose deliveries all failed then
@@ -231,6 +234,17 @@ async function run() {
       );
     case "reconciliation":
       return print(await admin.get("/admin/v1/reconciliation"));
+    case "reconcile": {
+      const started = (await admin.post("/admin/v1/reconciliation/runs", {
+        since: required(values.since, "--since"),
+        ...(values.until && { until: values.until }),
+      })) as { runId: string };
+      for (;;) {
+        const run = (await admin.get(`/admin/v1/reconciliation/runs/${started.runId}`)) as { status: string };
+        if (run.status === "finished") return print(run);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
     case "deliveries failed":
       return print(await admin.get("/admin/v1/deliveries/failed"));
     case "deliveries recover":

@@ -1,30 +1,42 @@
 import type { FastifyPluginAsync } from "fastify";
-import { auditQuery, sendAuditLog } from "../accounts/audit-view.ts";
+import { auditQuery, sendAuditLog } from "../account-pages/audit-view.ts";
 import type { AccountsService } from "../accounts/service.ts";
-import { auditBy } from "../dashboard/common.ts";
+import { auditBy, auditContext } from "../dashboard/common.ts";
 import type { Database } from "../db/database.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RedisLink } from "../http/rate-limit-store.ts";
 import { UUID_PATTERN_SOURCE } from "../http/schemas.ts";
-import type { PaymentsService } from "../payments/service.ts";
+import { recoveryWindowFromForm } from "../http/window.ts";
+import type { ReconciliationItemKind } from "../payments/core/store.ts";
+import type { Payments } from "../payments/module.ts";
 import { money, time } from "../web/format.ts";
 import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
-import { recoveryWindowFromForm } from "../webhooks/routes/window.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import { consolePage } from "./common.ts";
 
 const QUEUE_SHOWN = 200;
+const ITEM_TITLES: Record<ReconciliationItemKind, string> = {
+  paid_after_cancel: "Paid after it was cancelled",
+  paid_after_expiry: "Paid after it expired",
+  disputed_after_close: "Disputed after it was closed",
+  missing_session: "Checkout missing at the processor",
+  processor_mismatch: "Processor event did not match",
+  drift: "Differs from the processor",
+};
 const resolveForm = formBody(
   {
-    kind: { type: "string", enum: ["paid_after_close", "processor_mismatch"] },
-    id: { type: "string", minLength: 1, maxLength: 255 },
+    id: { type: "string", pattern: "^[0-9]{1,18}$" },
     note: { type: "string", minLength: 3, maxLength: 2000 },
   },
-  ["kind", "id", "note"],
+  ["id", "note"],
 );
+const refundForm = formBody({ transactionId: { type: "string", pattern: UUID_PATTERN_SOURCE } }, [
+  "transactionId",
+]);
 const recoverForm = formBody(
   { ...windowFields, groupId: { type: "string", pattern: `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$` } },
   ["since"],
@@ -34,50 +46,76 @@ const recoverForm = formBody(
 const operationsPages: FastifyPluginAsync<{
   db: Database;
   redis: RedisLink | undefined;
-  payments: PaymentsService;
+  payments: Payments;
   webhooks: WebhookService;
   accounts: AccountsService;
 }> = async (app, { db, redis, payments, webhooks, accounts }) => {
   app.get("/operator/reconciliation", async (request, reply) => {
-    const items = await payments.reconciliationQueue(QUEUE_SHOWN);
+    const items = await payments.reconciliation.queue(QUEUE_SHOWN);
     return consolePage(
       request,
       reply,
       "Reconciliation",
       html`<h1>Reconciliation queue</h1>
-<p class="muted">Money that moved on a payment already closed, and processor events that did not match the payment they named. Settle each at the processor, then resolve it here with a note.</p>
+<p class="muted">What differs from the processor, or needs a person: money taken on a payment already closed, checkouts the processor forgot, processor events that did not match their payment, and differences a reconciliation run could not repair. Settle each, then resolve it here with a note.</p>
 ${
   items.length === 0
     ? html`<p class="card" id="queue-empty">Nothing to reconcile.</p>`
-    : items.map((item) => {
-        const id = item.kind === "paid_after_close" ? item.transactionId : item.processorEventId;
-        return html`<section class="card reconciliation-item" id="item-${id}">
-<h2>${item.kind === "paid_after_close" ? "Paid after it was closed" : "Processor event did not match"}</h2>
+    : items.map(
+        (item) => html`<section class="card reconciliation-item" id="item-${item.id}">
+<h2>${ITEM_TITLES[item.kind]}</h2>
 <dl class="facts"><dt>Flagged</dt><dd>${time(new Date(item.flaggedAt))}</dd>
 <dt>Transaction</dt><dd class="mono">${item.transactionId ?? "—"}</dd><dt>Group</dt><dd class="mono">${item.groupId ?? "—"}</dd>
-${item.kind === "paid_after_close" ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)}</dd><dt>Payment intent</dt><dd class="mono">${item.processorPaymentIntentId ?? "—"}</dd>` : html`<dt>Event</dt><dd class="mono">${item.processorEventId} (${item.processorEventType})</dd>`}
-<dt>Reason</dt><dd>${item.reason ?? "—"}</dd></dl>
+${item.amount !== null && item.currency !== null ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)} · ${item.status} · refunded ${money(item.amountRefunded ?? 0, item.currency)}</dd>` : ""}
+<dt>Processor payment</dt><dd class="mono">${item.processorPaymentId ?? "—"}</dd>
+${item.processorEventId ? html`<dt>Event</dt><dd class="mono">${item.processorEventId}</dd>` : ""}
+<dt>Reason</dt><dd>${item.reason}</dd></dl>
+${
+  item.refundable > 0 && item.transactionId && item.currency
+    ? html`<form method="post" action="/operator/reconciliation/refund">${csrfField(reply)}
+<input type="hidden" name="transactionId" value="${item.transactionId}">
+<p><button type="submit" class="danger">Refund ${money(item.refundable, item.currency)} in full</button></p></form>`
+    : ""
+}
 <form method="post" action="/operator/reconciliation/resolve">${csrfField(reply)}
-<input type="hidden" name="kind" value="${item.kind}"><input type="hidden" name="id" value="${id ?? ""}">
-<label for="note-${id}">Resolution note</label><textarea id="note-${id}" name="note" rows="2" cols="60" required minlength="3" maxlength="2000"></textarea>
-<p><button type="submit">Resolve</button></p></form></section>`;
-      })
+<input type="hidden" name="id" value="${item.id}">
+<label for="note-${item.id}">Resolution note</label><textarea id="note-${item.id}" name="note" rows="2" cols="60" required minlength="3" maxlength="2000"></textarea>
+<p><button type="submit">Resolve</button></p></form></section>`,
+      )
 }`,
     );
   });
 
   app.post("/operator/reconciliation/resolve", { schema: { body: resolveForm } }, async (request, reply) => {
-    const form = request.body as {
-      kind: "paid_after_close" | "processor_mismatch";
-      id: string;
-      note: string;
-    };
+    const form = request.body as { id: string; note: string };
     const note = form.note.trim();
-    const resolved = await payments.resolveReconciliation({ kind: form.kind, id: form.id }, note, (done) =>
-      done ? auditBy(request, null, "reconciliation.resolved", form.id, { kind: form.kind, note }) : null,
+    const resolved = await payments.reconciliation.resolve(form.id, note, (done) =>
+      done ? auditBy(request, null, "reconciliation.resolved", form.id, { note }) : null,
     );
     if (!resolved) throw new ApiError("NOT_FOUND", "That item is not in the queue (already resolved?)");
     setFlash(request, { kind: "ok", text: "Resolved." });
+    return reply.redirect("/operator/reconciliation", 303);
+  });
+
+  app.post("/operator/reconciliation/refund", { schema: { body: refundForm } }, async (request, reply) => {
+    const { transactionId } = request.body as { transactionId: string };
+    try {
+      const refund = await payments.refunds.createForOperator(transactionId, auditContext(request).actor);
+      await accounts.audit(
+        null,
+        "payment.refunded",
+        transactionId,
+        { refundId: refund.refundId, amount: refund.amount },
+        auditContext(request),
+      );
+      setFlash(request, {
+        kind: "ok",
+        text: `Refund of ${money(refund.amount, refund.currency)} ${refund.status === "pending" ? "requested (pending at the processor)" : "made"}.`,
+      });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code === "NOT_FOUND") throw error;
+      setFlash(request, { kind: "error", text: error.message });
+    }
     return reply.redirect("/operator/reconciliation", 303);
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { PaymentsService } from "../payments/service.ts";
-import { PAID_STATUSES } from "../payments/status.ts";
+import { PAID_STATUSES } from "../payments/core/status.ts";
+import type { PaymentQueries } from "../payments/queries/service.ts";
 import { CHART_SERIES, stackedBarChart } from "../web/chart.ts";
 import { money } from "../web/format.ts";
 import { html } from "../web/html.ts";
@@ -16,11 +16,11 @@ const lastDays = (count: number): string[] => {
 };
 
 /** /dashboard: the last 30 days at a glance: volume, counts by status, conversion. */
-const overviewPage: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+const overviewPage: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app, { queries }) => {
   app.get("/dashboard", async (request, reply) => {
     const principal = merchantOf(request);
     const days = lastDays(DAYS);
-    const rows = await payments.dailyTotals(principal.groupId, new Date(`${days[0]}T00:00:00Z`));
+    const rows = await queries.dailyTotals(principal.groupId, new Date(`${days[0]}T00:00:00Z`));
     const dayIndex = new Map(days.map((day, index) => [day, index]));
     const currencies = [...new Set(rows.map((row) => row.currency))].sort();
 

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import type { AccountsService } from "../accounts/service.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { uuidParam } from "../http/schemas.ts";
-import { visibleMetadata } from "../payments/metadata.ts";
-import type { PaymentsService } from "../payments/service.ts";
-import type { RefundReason } from "../payments/store.ts";
+import { visibleMetadata } from "../payments/core/metadata.ts";
+import { refundableAmount } from "../payments/core/status.ts";
+import type { Payments } from "../payments/module.ts";
+import type { RefundReason } from "../payments/refunds/store.ts";
+import { isPaidAfterCancel } from "../payments/resource.ts";
 import { money, parseMajorUnits, time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
@@ -38,7 +40,7 @@ const show = (value: unknown) => (typeof value === "string" ? value : JSON.strin
 
 /** /dashboard/payments/:transactionId: everything about one payment, with refund and resend. */
 const paymentDetailPages: FastifyPluginAsync<{
-  payments: PaymentsService;
+  payments: Payments;
   webhooks: WebhookService;
   accounts: AccountsService;
 }> = async (app, { payments, webhooks, accounts }) => {
@@ -48,16 +50,15 @@ const paymentDetailPages: FastifyPluginAsync<{
     async (request, reply) => {
       const principal = merchantOf(request);
       const { transactionId } = request.params as { transactionId: string };
-      const payment = await payments.get(principal.groupId, transactionId);
+      const payment = await payments.queries.get(principal.groupId, transactionId);
       const [history, refunds, events] = await Promise.all([
-        payments.statusHistory(payment),
-        payments.refundsOf(payment),
+        payments.queries.statusHistory(payment),
+        payments.refunds.listOf(payment),
         webhooks.eventsOf(principal.groupId, payment.id),
       ]);
       const metadata = visibleMetadata(payment.metadata);
-      const remaining = payment.amount - payment.refund_reserved;
-      const refundable =
-        (payment.status === "succeeded" || payment.status === "partially_refunded") && remaining > 0;
+      const remaining = refundableAmount(payment, "merchant");
+      const refundable = remaining > 0;
       const mayRefund = can(principal, "refund");
       const mayResend = can(principal, "resend_webhook");
 
@@ -67,6 +68,11 @@ const paymentDetailPages: FastifyPluginAsync<{
         `Payment ${payment.id}`,
         html`<p><a href="/dashboard/payments">← Payments</a></p>
 <h1>${money(payment.amount, payment.currency)} ${statusBadge(payment.status)}</h1>
+${
+  isPaidAfterCancel(payment)
+    ? html`<p class="card flash error" id="paid-after-cancel" role="alert"><strong>Paid after it was cancelled.</strong> The customer paid at the processor after this payment was cancelled, so the money was taken although the payment stays cancelled. The operator has it in the reconciliation queue and gives it back in full; ${money(payment.refunded_amount, payment.currency)} has been refunded so far.</p>`
+    : ""
+}
 <section class="card"><dl class="facts">
 <dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
 <dt>Status</dt><dd id="payment-status">${payment.status}</dd>
@@ -78,8 +84,8 @@ const paymentDetailPages: FastifyPluginAsync<{
 <dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
 <dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
 <dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
-<dt>Processor session</dt><dd class="mono">${payment.processor_session_id ?? "—"}</dd>
-<dt>Payment intent</dt><dd class="mono">${payment.processor_payment_intent_id ?? "—"}</dd>
+<dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
+<dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
 <dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>
 </dl></section>
 
@@ -168,7 +174,7 @@ ${
         return reply.redirect(back, 303);
       }
       try {
-        const refund = await payments.refund(
+        const { result: refund } = await payments.refunds.create(
           principal.groupId,
           transactionId,
           {
@@ -189,7 +195,8 @@ ${
           text: `Refund of ${money(refund.amount, refund.currency)} requested.`,
         });
       } catch (error) {
-        if (!(error instanceof ApiError) || error.statusCode === 404 || error.statusCode >= 503) throw error;
+        // What the merchant can act on is shown on the page; not-found and outages answer as usual.
+        if (!(error instanceof DomainError) || error.code === "NOT_FOUND") throw error;
         setFlash(request, { kind: "error", text: error.message });
       }
       return reply.redirect(back, 303);

@@ -2,12 +2,13 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
 import { ApiError } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
-import type { PaymentsService } from "../payments/service.ts";
-import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/status.ts";
-import type { PaymentFilter, PaymentRow } from "../payments/store.ts";
+import { storableTime } from "../http/window.ts";
+import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";
+import type { PaymentRow } from "../payments/core/store.ts";
+import type { PaymentQueries } from "../payments/queries/service.ts";
+import type { PaymentFilter } from "../payments/queries/store.ts";
 import { money, time } from "../web/format.ts";
 import { html } from "../web/html.ts";
-import { storableTime } from "../webhooks/routes/window.ts";
 import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
 
 const PAGE_SIZE = 50;
@@ -102,11 +103,11 @@ const csvLine = (row: PaymentRow) =>
     .join(",")}\r\n`;
 
 /** /dashboard/payments and its CSV export, both by keyset so any depth costs the same. */
-const paymentListPages: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app, { queries }) => {
   app.get("/dashboard/payments", { schema: { querystring: paymentFilterQuery } }, async (request, reply) => {
     const principal = merchantOf(request);
     const query = request.query as FilterQuery;
-    const rows = await payments.list(principal.groupId, toPaymentFilter(query), PAGE_SIZE + 1);
+    const rows = await queries.list(principal.groupId, toPaymentFilter(query), PAGE_SIZE + 1);
     const page = rows.slice(0, PAGE_SIZE);
     const next = rows.length > PAGE_SIZE ? page[page.length - 1] : undefined;
     const params = filterParams(query);
@@ -154,7 +155,7 @@ ${next ? html`<a href="/dashboard/payments?${nextParams.toString()}" rel="next">
         yield `${CSV_HEADER}\r\n`;
         let afterId = filter.afterId;
         for (;;) {
-          const rows = await payments.list(principal.groupId, { ...filter, afterId }, CSV_BATCH);
+          const rows = await queries.list(principal.groupId, { ...filter, afterId }, CSV_BATCH);
           if (rows.length > 0) yield rows.map(csvLine).join("");
           if (rows.length < CSV_BATCH) return;
           afterId = rows[rows.length - 1]?.id;

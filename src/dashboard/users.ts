@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { auditQuery, sendAuditLog } from "../accounts/audit-view.ts";
+import { auditQuery, sendAuditLog } from "../account-pages/audit-view.ts";
 import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { time } from "../web/format.ts";

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DatabaseUnavailableError } from "../db/database.ts";
+import { DomainError } from "../errors/domain-error.ts";
 import { ApiError, type ErrorCode, notFound } from "./errors.ts";
 import { sendPage } from "./html.ts";
 import { resourceOfParam } from "./schemas.ts";
@@ -18,6 +19,14 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
 
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    return new ApiError(
+      error.code,
+      error.message,
+      undefined,
+      error.clientFault === undefined ? {} : { clientFault: error.clientFault },
+    );
+  }
   if (error instanceof DatabaseUnavailableError) {
     return new ApiError("SERVICE_UNAVAILABLE", "The service is temporarily unavailable; try again shortly");
   }
@@ -82,7 +91,7 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     // The request id is on every line. Only the unexpected carries a stack.
     if (apiError.clientFault) {
       request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, apiError.message);
-    } else if (error instanceof ApiError) {
+    } else if (error instanceof ApiError || error instanceof DomainError) {
       request.log.error({ code: apiError.code, statusCode: apiError.statusCode }, apiError.message);
     } else {
       request.log.error({ err: error, code: apiError.code }, "request failed");

@@ -1,6 +1,7 @@
-import { visibleMetadata } from "./metadata.ts";
-import { PAYMENT_STATUSES } from "./status.ts";
-import type { PaymentRow } from "./store.ts";
+import { visibleMetadata } from "./core/metadata.ts";
+import { CURRENCIES } from "./core/money.ts";
+import { PAYMENT_STATUSES } from "./core/status.ts";
+import type { PaymentRow } from "./core/store.ts";
 
 /** Spec §2.1: the payment object of Get Payment. */
 export const paymentResourceSchema = {
@@ -10,7 +11,7 @@ export const paymentResourceSchema = {
     id: { type: "string", format: "uuid" },
     status: { type: "string", enum: [...PAYMENT_STATUSES] },
     amount: { type: "integer" },
-    currency: { type: "string", enum: ["usd", "cad"] },
+    currency: { type: "string", enum: [...CURRENCIES] },
     customerEmail: { type: "string" },
     description: { type: ["string", "null"] },
     metadata: { type: ["object", "null"], additionalProperties: true },
@@ -19,8 +20,16 @@ export const paymentResourceSchema = {
     createdAt: { type: "string", format: "date-time" },
     completedAt: { type: ["string", "null"], format: "date-time" },
     amountRefunded: { type: "integer", description: "Cents refunded, as the processor confirmed" },
+    paidAfterCancel: {
+      type: "boolean",
+      description: "The processor took the customer's money for a payment that stays cancelled",
+    },
   },
 } as const;
+
+/** DESIGN §6: money taken for a payment the merchant cancelled, which stays cancelled. */
+export const isPaidAfterCancel = (row: PaymentRow): boolean =>
+  row.status === "cancelled" && row.paid_at_processor;
 
 export function toPaymentResource(row: PaymentRow) {
   return {
@@ -31,12 +40,11 @@ export function toPaymentResource(row: PaymentRow) {
     customerEmail: row.customer_email,
     description: row.description,
     metadata: visibleMetadata(row.metadata),
-    ...(row.processor_session_id !== null && { processorSessionId: row.processor_session_id }),
-    ...(row.processor_payment_intent_id !== null && {
-      processorPaymentIntentId: row.processor_payment_intent_id,
-    }),
+    ...(row.processor_checkout_id !== null && { processorSessionId: row.processor_checkout_id }),
+    ...(row.processor_payment_id !== null && { processorPaymentIntentId: row.processor_payment_id }),
     createdAt: row.created_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
     amountRefunded: row.refunded_amount,
+    paidAfterCancel: isPaidAfterCancel(row),
   };
 }

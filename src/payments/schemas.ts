@@ -1,4 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "./core/money.ts";
 
 /** Spec §4.2/§8: http(s), 10 to 2000 characters. */
 const merchantUrl = {
@@ -16,8 +17,8 @@ export const createPaymentBodySchema = {
     amount: { type: "integer", minimum: 1, maximum: 99999999, description: "Cents" },
     currency: {
       type: "string",
-      pattern: "^([uU][sS][dD]|[cC][aA][dD])$",
-      description: "usd or cad, any case",
+      pattern: CURRENCY_INPUT_PATTERN,
+      description: `${CURRENCIES.join(" or ")}, any case`,
     },
     successUrl: merchantUrl,
     cancelUrl: merchantUrl,
@@ -74,7 +75,7 @@ export const refundResourceSchema = {
     refundId: { type: "string", format: "uuid" },
     transactionId: { type: "string", format: "uuid" },
     amount: { type: "integer" },
-    currency: { type: "string", enum: ["usd", "cad"] },
+    currency: { type: "string", enum: [...CURRENCIES] },
     status: { type: "string", enum: ["pending", "succeeded", "failed"] },
     reason: { type: ["string", "null"], enum: ["requested_by_customer", "duplicate", "fraudulent", null] },
     createdAt: { type: "string", format: "date-time" },

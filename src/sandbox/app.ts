@@ -4,7 +4,14 @@ import qs from "qs";
 import { EventSender } from "./events.ts";
 import { escapeHtml, sendSandboxPage as sendPage } from "./page.ts";
 import { SandboxError, SandboxPayments, TEST_CARDS } from "./payments.ts";
-import { nowSeconds, type SandboxSession, SandboxState, sandboxId } from "./state.ts";
+import {
+  nowSeconds,
+  type RefundFault,
+  type SandboxSession,
+  SandboxState,
+  type SandboxStore,
+  sandboxId,
+} from "./state.ts";
 
 export interface SandboxOptions {
   /** Where signed events go: the service's /processor/webhooks/stripe. */
@@ -14,7 +21,13 @@ export interface SandboxOptions {
   apiKey: string;
   logLevel?: string;
   eventRetryDelaysMs?: number[];
+  /** Where objects are kept across restarts; without one the sandbox forgets everything when stopped. */
+  store?: SandboxStore;
+  /** How long a `delay` fault holds the answer (Stripe-like slowness): 60 s unless a test says. */
+  faultDelayMs?: number;
 }
+
+const FAULT_MODES = ["drop_response", "error_500", "delay"] as const;
 
 export interface Sandbox {
   app: FastifyInstance;
@@ -59,7 +72,20 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
 /** A processor speaking the part of Stripe's API the service uses, so the real SDK runs unchanged. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const app = Fastify({ logger: { level: options.logLevel ?? "info" }, bodyLimit: 256 * 1024 });
-  const state = new SandboxState();
+  const state = new SandboxState(options.store);
+  await state.load();
+  // Answers a `delay` fault holds back; released at once when the sandbox stops.
+  const delayed = new Set<() => void>();
+  const holdAnswer = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const release = () => {
+        clearTimeout(timer);
+        delayed.delete(release);
+        resolve();
+      };
+      const timer = setTimeout(release, ms);
+      delayed.add(release);
+    });
   const events = new EventSender({
     targetUrl: options.eventsUrl,
     webhookSecret: options.webhookSecret,
@@ -75,7 +101,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       done(null, qs.parse(body as string, { depth: 5, arrayLimit: 100 }));
     },
   );
+  app.addHook("preClose", async () => {
+    for (const release of [...delayed]) release();
+  });
   app.addHook("onClose", async () => events.close());
+  // Every change is stored before its request is answered.
+  app.addHook("onSend", async () => state.flush());
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof SandboxError) return stripeError(reply, error.statusCode, error.message, error.code);
     const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
@@ -108,7 +139,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       const key = request.headers["idempotency-key"];
       if (typeof key !== "string") return create();
       const scoped = `${request.url} ${key}`;
-      if (!state.idempotentResponses.has(scoped)) state.idempotentResponses.set(scoped, create());
+      if (!state.idempotentResponses.has(scoped)) state.put("idempotency", scoped, create());
       return state.idempotentResponses.get(scoped);
     };
 
@@ -159,7 +190,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
               | Record<string, string>
               | undefined) ?? {},
         };
-        state.sessions.set(id, session);
+        state.put("session", id, session);
         return session;
       });
     });
@@ -180,14 +211,50 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return intent;
     });
 
-    api.post<{ Body: FormBody }>("/v1/refunds", async (request) => {
+    api.post<{ Body: FormBody }>("/v1/refunds", async (request, reply) => {
+      const fault = state.takeRefundFault();
+      if (fault === "error_500") {
+        return reply.code(500).send({ error: { type: "api_error", message: "Sandbox fault: error_500" } });
+      }
       const body = request.body ?? {};
       const paymentIntent = str(body.payment_intent);
       if (!paymentIntent) throw new SandboxError(400, "payment_intent is required", "parameter_missing");
       const amount = str(body.amount);
-      return idempotent(request, () =>
-        payments.refund(paymentIntent, amount === undefined ? undefined : Number(amount)),
+      const refund = await idempotent(request, () =>
+        payments.refund(paymentIntent, {
+          amount: amount === undefined ? undefined : Number(amount),
+          reason: str(body.reason),
+          metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+        }),
       );
+      if (fault === "drop_response") {
+        // Carried out, and the answer lost on the way: the connection closes with nothing said.
+        await state.flush();
+        reply.hijack();
+        request.raw.socket.destroy();
+        return;
+      }
+      if (fault === "delay") await holdAnswer(options.faultDelayMs ?? 60_000);
+      return refund;
+    });
+    api.get<{ Querystring: { payment_intent?: string } }>("/v1/refunds", async (request) => {
+      const intent = request.query.payment_intent;
+      const data = [...state.refunds.values()].filter(
+        (refund) => !intent || refund.payment_intent === intent,
+      );
+      return { object: "list", url: "/v1/refunds", has_more: false, data: data.reverse() };
+    });
+    api.get<{ Params: { id: string } }>("/v1/charges/:id", async (request) => {
+      const charge = state.charges.get(request.params.id);
+      if (!charge) throw new SandboxError(404, `No such charge: '${request.params.id}'`);
+      return charge;
+    });
+    api.get<{ Querystring: { payment_intent?: string } }>("/v1/disputes", async (request) => {
+      const intent = request.query.payment_intent;
+      const data = [...state.disputes.values()].filter(
+        (dispute) => !intent || dispute.payment_intent === intent,
+      );
+      return { object: "list", url: "/v1/disputes", has_more: false, data: data.reverse() };
     });
     api.get<{ Params: { id: string } }>("/v1/refunds/:id", async (request) => {
       const refund = state.refunds.get(request.params.id);
@@ -229,7 +296,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 
   // --- Simulation (JSON, no auth): what a real customer, bank or dispute would cause -------
-  app.post<{ Params: { id: string }; Body: { outcome?: string; card?: string } }>(
+  app.post<{ Params: { id: string }; Body: { outcome?: string; card?: string; silent?: boolean } }>(
     "/sandbox/sessions/:id/complete",
     {
       schema: {
@@ -239,37 +306,90 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           properties: {
             outcome: { type: "string", enum: ["succeeded", "failed"] },
             card: { type: "string", maxLength: 19 },
+            silent: { type: "boolean" },
           },
         },
       },
     },
     async (request) =>
-      payments.attempt(request.params.id, request.body.outcome as "succeeded" | "failed", request.body.card),
+      payments.attempt(
+        request.params.id,
+        request.body.outcome as "succeeded" | "failed",
+        request.body.card,
+        request.body.silent === true,
+      ),
   );
-  app.post<{ Params: { id: string }; Body: { amount?: number } | undefined }>(
+  app.delete<{ Params: { id: string } }>("/sandbox/sessions/:id", async (request) => {
+    payments.forgetSession(request.params.id);
+    return { id: request.params.id, deleted: true };
+  });
+  app.post<{ Params: { id: string }; Body: { amount?: number; silent?: boolean } | undefined }>(
     "/sandbox/payment_intents/:id/refund",
     {
       schema: {
-        body: { type: ["object", "null"], properties: { amount: { type: "integer", minimum: 1 } } },
+        body: {
+          type: ["object", "null"],
+          properties: { amount: { type: "integer", minimum: 1 }, silent: { type: "boolean" } },
+        },
       },
     },
-    async (request) => payments.refund(request.params.id, request.body?.amount),
+    async (request) =>
+      payments.refund(request.params.id, { amount: request.body?.amount }, request.body?.silent === true),
   );
-  app.post<{ Params: { id: string } }>("/sandbox/payment_intents/:id/dispute", async (request) =>
-    payments.dispute(request.params.id),
+  app.post<{ Body: { refunds: { mode: RefundFault["mode"]; count: number } } }>(
+    "/sandbox/faults",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["refunds"],
+          properties: {
+            refunds: {
+              type: "object",
+              required: ["mode", "count"],
+              properties: {
+                mode: { type: "string", enum: [...FAULT_MODES] },
+                count: { type: "integer", minimum: 1, maximum: 1000 },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { mode, count } = request.body.refunds;
+      state.refundFault = { mode, remaining: count };
+      return { refunds: state.refundFault };
+    },
   );
-  app.post<{ Params: { id: string }; Body: { outcome: string } }>(
+  app.delete("/sandbox/faults", async () => {
+    state.refundFault = null;
+    return { refunds: null };
+  });
+  // `silent` on any simulation: it happens at the processor, and its event is lost.
+  const silentOnly = { type: ["object", "null"], properties: { silent: { type: "boolean" } } };
+  app.post<{ Params: { id: string }; Body: { silent?: boolean } | undefined }>(
+    "/sandbox/payment_intents/:id/dispute",
+    { schema: { body: silentOnly } },
+    async (request) => payments.dispute(request.params.id, request.body?.silent === true),
+  );
+  app.post<{ Params: { id: string }; Body: { outcome: string; silent?: boolean } }>(
     "/sandbox/disputes/:id/close",
     {
       schema: {
         body: {
           type: "object",
           required: ["outcome"],
-          properties: { outcome: { type: "string", enum: ["won", "lost"] } },
+          properties: { outcome: { type: "string", enum: ["won", "lost"] }, silent: { type: "boolean" } },
         },
       },
     },
-    async (request) => payments.closeDispute(request.params.id, request.body.outcome as "won" | "lost"),
+    async (request) =>
+      payments.closeDispute(
+        request.params.id,
+        request.body.outcome as "won" | "lost",
+        request.body.silent === true,
+      ),
   );
   app.get("/sandbox/requests", async () => ({ data: state.requests }));
 

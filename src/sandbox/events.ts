@@ -1,6 +1,27 @@
+import { createHmac } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import Stripe from "stripe";
 import { nowSeconds, sandboxId } from "./state.ts";
+
+/** The API version the sandbox's objects follow (that of the SDK the service is built with). */
+export const SANDBOX_API_VERSION = "2026-10-28.endive";
+
+interface SandboxEvent {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: null; idempotency_key: null };
+  type: string;
+  data: { object: unknown };
+}
+
+/** Stripe's webhook signature: `t=<time>,v1=<HMAC-SHA256 of "<time>.<payload>" with the secret>`. */
+export function stripeSignature(payload: string, secret: string, time = nowSeconds()): string {
+  const mac = createHmac("sha256", secret).update(`${time}.${payload}`).digest("hex");
+  return `t=${time},v1=${mac}`;
+}
 
 export interface EventSenderOptions {
   /** The service's processor intake, e.g. http://127.0.0.1:3000/processor/webhooks/stripe. */
@@ -20,11 +41,11 @@ export class EventSender {
 
   constructor(private readonly options: EventSenderOptions) {}
 
-  send(type: string, object: object): Stripe.Event {
-    const event = {
+  send(type: string, object: object): SandboxEvent {
+    const event: SandboxEvent = {
       id: sandboxId("evt"),
       object: "event",
-      api_version: Stripe.API_VERSION,
+      api_version: SANDBOX_API_VERSION,
       created: nowSeconds(),
       livemode: false,
       pending_webhooks: 1,
@@ -32,13 +53,13 @@ export class EventSender {
       type,
       // A snapshot: later changes to the object must not alter an event already sent.
       data: { object: structuredClone(object) },
-    } as unknown as Stripe.Event;
+    };
     const delivery = this.deliver(event).finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
     return event;
   }
 
-  private async deliver(event: Stripe.Event): Promise<void> {
+  private async deliver(event: SandboxEvent): Promise<void> {
     const payload = JSON.stringify(event);
     const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     for (let attempt = 0; attempt <= delays.length && !this.closed; attempt++) {
@@ -49,10 +70,7 @@ export class EventSender {
             method: "POST",
             headers: {
               "content-type": "application/json",
-              "stripe-signature": Stripe.webhooks.generateTestHeaderString({
-                payload,
-                secret: this.options.webhookSecret,
-              }),
+              "stripe-signature": stripeSignature(payload, this.options.webhookSecret),
             },
             body: payload,
             signal: AbortSignal.timeout(10000),

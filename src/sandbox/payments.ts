@@ -23,7 +23,7 @@ export class SandboxError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
-    readonly code = "resource_missing",
+    readonly code = statusCode === 404 ? "resource_missing" : "invalid_request",
   ) {
     super(message);
   }
@@ -62,13 +62,17 @@ export class SandboxPayments {
       metadata: session.payment_intent_metadata,
       created: nowSeconds(),
     };
-    this.state.paymentIntents.set(intent.id, intent);
     session.payment_intent = intent.id;
+    this.state.put("payment_intent", intent.id, intent);
+    this.state.put("session", session.id, session);
     return intent;
   }
 
-  /** A card attempt on an open session: pays it or records a decline (the page stays open). */
-  attempt(sessionId: string, outcome: "succeeded" | "failed", card?: string): SandboxSession {
+  /**
+   * A card attempt on an open session: pays it or records a decline (the page stays open).
+   * `silent` pays without announcing it: the event the service would have had is lost.
+   */
+  attempt(sessionId: string, outcome: "succeeded" | "failed", card?: string, silent = false): SandboxSession {
     const session = this.openSession(sessionId);
     const intent = this.intentFor(session);
     if (outcome === "failed") {
@@ -90,13 +94,15 @@ export class SandboxPayments {
       metadata: intent.metadata,
       created: nowSeconds(),
     };
-    this.state.charges.set(charge.id, charge);
     intent.status = "succeeded";
     intent.latest_charge = charge.id;
     session.status = "complete";
     session.payment_status = "paid";
     session.url = null;
-    this.events.send("checkout.session.completed", session);
+    this.state.put("charge", charge.id, charge);
+    this.state.put("payment_intent", intent.id, intent);
+    this.state.put("session", session.id, session);
+    if (!silent) this.events.send("checkout.session.completed", session);
     return session;
   }
 
@@ -105,10 +111,15 @@ export class SandboxPayments {
     const session = this.state.session(sessionId);
     if (!session) throw new SandboxError(404, `No such checkout.session: '${sessionId}'`);
     if (session.status === "complete" || this.expiryAnnounced.has(session.id)) {
-      throw new SandboxError(400, `Only open sessions can be expired; this one is ${session.status}.`);
+      throw new SandboxError(
+        400,
+        `Only open sessions can be expired; this one is ${session.status}.`,
+        "checkout_session_not_open",
+      );
     }
     session.status = "expired";
     session.url = null;
+    this.state.put("session", session.id, session);
     this.expiryAnnounced.add(session.id);
     this.events.send("checkout.session.expired", session);
     return session;
@@ -121,7 +132,20 @@ export class SandboxPayments {
     return charge;
   }
 
-  refund(paymentIntentId: string, amount?: number): SandboxRefund {
+  /** Forgets a session, as if it never existed: Stripe calls on it answer 404 from now on. */
+  forgetSession(sessionId: string): void {
+    if (!this.state.sessions.has(sessionId))
+      throw new SandboxError(404, `No such checkout.session: '${sessionId}'`);
+    this.state.forget("session", sessionId);
+  }
+
+  /** Carries out a refund and announces it, unless `silent` (a lost event). */
+  refund(
+    paymentIntentId: string,
+    options: { amount?: number | undefined; reason?: string | undefined; metadata?: Record<string, string> },
+    silent = false,
+  ): SandboxRefund {
+    const amount = options.amount;
     const charge = this.chargeOf(paymentIntentId);
     if (charge.refunds_fail) {
       throw new SandboxError(402, "The refund could not be processed for this card.", "charge_refund_failed");
@@ -133,7 +157,6 @@ export class SandboxPayments {
     }
     charge.amount_refunded += refundAmount;
     charge.refunded = charge.amount_refunded === charge.amount;
-    this.events.send("charge.refunded", charge);
     const refund: SandboxRefund = {
       id: sandboxId("re"),
       object: "refund",
@@ -141,14 +164,21 @@ export class SandboxPayments {
       charge: charge.id,
       payment_intent: paymentIntentId,
       status: "succeeded",
+      reason: options.reason ?? null,
       currency: charge.currency,
+      metadata: options.metadata ?? {},
       created: nowSeconds(),
     };
-    this.state.refunds.set(refund.id, refund);
+    this.state.put("charge", charge.id, charge);
+    this.state.put("refund", refund.id, refund);
+    if (!silent) {
+      this.events.send("charge.refunded", charge);
+      this.events.send("refund.created", refund);
+    }
     return refund;
   }
 
-  dispute(paymentIntentId: string): SandboxDispute {
+  dispute(paymentIntentId: string, silent = false): SandboxDispute {
     const charge = this.chargeOf(paymentIntentId);
     const dispute: SandboxDispute = {
       id: sandboxId("dp"),
@@ -160,17 +190,18 @@ export class SandboxPayments {
       status: "needs_response",
       created: nowSeconds(),
     };
-    this.state.disputes.set(dispute.id, dispute);
-    this.events.send("charge.dispute.created", dispute);
+    this.state.put("dispute", dispute.id, dispute);
+    if (!silent) this.events.send("charge.dispute.created", dispute);
     return dispute;
   }
 
-  closeDispute(disputeId: string, outcome: "won" | "lost"): SandboxDispute {
+  closeDispute(disputeId: string, outcome: "won" | "lost", silent = false): SandboxDispute {
     const dispute = this.state.disputes.get(disputeId);
     if (!dispute) throw new SandboxError(404, `No such dispute: '${disputeId}'`);
     if (dispute.status !== "needs_response") throw new SandboxError(400, "This dispute is already closed");
     dispute.status = outcome;
-    this.events.send("charge.dispute.closed", dispute);
+    this.state.put("dispute", dispute.id, dispute);
+    if (!silent) this.events.send("charge.dispute.closed", dispute);
     return dispute;
   }
 }

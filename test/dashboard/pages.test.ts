@@ -510,21 +510,18 @@ describe("dashboard pages", () => {
         return queue.text.includes(created.transactionId) ? true : undefined;
       });
       const queue = await operator.get("/operator/reconciliation");
-      assert.match(queue.text, /Paid after it was closed/);
+      assert.match(queue.text, /Paid after it was cancelled/);
+      const item = (await service.admin("GET", "/admin/v1/reconciliation")).body.data.find(
+        (entry: { transactionId: string }) => entry.transactionId === created.transactionId,
+      );
+      assert.equal(item.kind, "paid_after_cancel");
       const resolved = await operator.post("/operator/reconciliation/resolve", {
-        kind: "paid_after_close",
-        id: created.transactionId,
+        id: item.id,
         note: "Refunded at Stripe by hand",
       });
       assert.equal(resolved.status, 303);
-      assert.ok(
-        !(await operator.get("/operator/reconciliation")).text.includes(`item-${created.transactionId}`),
-      );
-      const again = await operator.post("/operator/reconciliation/resolve", {
-        kind: "paid_after_close",
-        id: created.transactionId,
-        note: "twice",
-      });
+      assert.ok(!(await operator.get("/operator/reconciliation")).text.includes(created.transactionId));
+      const again = await operator.post("/operator/reconciliation/resolve", { id: item.id, note: "twice" });
       assert.equal(again.status, 404);
       const audit = await operator.get("/operator/audit");
       assert.match(

@@ -251,16 +251,16 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     const page = await newPage();
     await acceptInBrowser(page, operatorInvite.inviteUrl, "/operator");
     await page.click('nav a[href="/operator/reconciliation"]');
-    const item = page.locator(`#item-${created.transactionId}`);
+    const item = page.locator(".reconciliation-item", { hasText: created.transactionId });
     await reloadUntil(page, async () => (await item.count()) === 1, "the flagged payment in the queue");
-    assert.match((await item.textContent()) ?? "", /Paid after it was closed/);
+    assert.match((await item.textContent()) ?? "", /Paid after it was cancelled/);
     await item.locator("textarea").fill("Refunded at the processor by hand");
     await Promise.all([
       page.waitForLoadState("load"),
       item.locator("button", { hasText: "Resolve" }).click(),
     ]);
     assert.match((await page.textContent("[role=status]")) ?? "", /Resolved/);
-    assert.equal(await page.locator(`#item-${created.transactionId}`).count(), 0);
+    assert.equal(await page.locator(".reconciliation-item", { hasText: created.transactionId }).count(), 0);
     await page.click('nav a[href="/operator/audit"]');
     assert.match(
       (await page.textContent("#audit")) ?? "",

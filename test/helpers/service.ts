@@ -2,7 +2,7 @@ import Stripe from "stripe";
 import { type RunningService, startService } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
-import type { Processor } from "../../src/processor/processor.ts";
+import type { ProcessorAdapter } from "../../src/processor/port.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Behaviour, Receiver } from "./receiver.ts";
@@ -43,11 +43,16 @@ export interface TestService extends RunningService {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<JsonResponse>;
-  createPayment(group: TestGroup, overrides?: Record<string, unknown>): Promise<JsonResponse>;
+  createPayment(
+    group: TestGroup,
+    overrides?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<JsonResponse>;
   /** The official SDK pointed at the built-in sandbox, with the account's key. */
   processorClient(): Stripe;
   /** A simulation call to the built-in sandbox processor (JSON, no auth). */
   sandboxPost(path: string, body?: unknown): Promise<JsonResponse>;
+  sandboxDelete(path: string): Promise<JsonResponse>;
 }
 
 export interface RequestOptions {
@@ -68,7 +73,12 @@ export const validPayment = (overrides: Record<string, unknown> = {}) => ({
 /** The service as `npm start` runs it, on real listeners and a fresh database, quiet and fast. */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { processor?: Processor; workers?: boolean; db?: Database; webhookResolver?: Resolver } = {},
+  options: {
+    processor?: ProcessorAdapter;
+    workers?: boolean;
+    db?: Database;
+    webhookResolver?: Resolver;
+  } = {},
 ): Promise<TestService> {
   const config = loadConfig({
     PORT: "0",
@@ -141,8 +151,8 @@ export async function startTestService(
     admin,
     api,
     createGroup,
-    createPayment: (group, overrides) =>
-      api(group, "POST", "/api/v1/payments/create", validPayment(overrides)),
+    createPayment: (group, overrides, headers) =>
+      api(group, "POST", "/api/v1/payments/create", validPayment(overrides), headers),
     processorClient: () => {
       const sandbox = new URL(running.sandboxUrl as string);
       return new Stripe(config.stripeSecretKey as string, {
@@ -157,6 +167,10 @@ export async function startTestService(
         headers: body === undefined ? {} : { "content-type": "application/json" },
         body: body === undefined ? null : JSON.stringify(body),
       });
+      return { status: response.status, headers: response.headers, body: await response.json() };
+    },
+    sandboxDelete: async (path) => {
+      const response = await fetch(`${running.sandboxUrl}${path}`, { method: "DELETE" });
       return { status: response.status, headers: response.headers, body: await response.json() };
     },
   };

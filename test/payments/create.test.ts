@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Processor } from "../../src/processor/processor.ts";
-import { ProcessorError } from "../../src/processor/processor.ts";
+import { unreachableProcessor } from "../helpers/processor.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -301,27 +300,7 @@ describe("processor failure during create", () => {
   let service: TestService;
   let group: TestGroup;
   before(async () => {
-    const failing: Processor = {
-      createCheckoutSession: async () => {
-        throw new ProcessorError("connection refused");
-      },
-      retrieveCheckoutSession: async () => {
-        throw new ProcessorError("down");
-      },
-      expireCheckoutSession: async () => {
-        throw new ProcessorError("down");
-      },
-      createRefund: async () => {
-        throw new ProcessorError("down");
-      },
-      transactionIdOfPaymentIntent: async () => {
-        throw new ProcessorError("down");
-      },
-      parseEvent: () => {
-        throw new Error("no events");
-      },
-    };
-    service = await startTestService({}, { processor: failing });
+    service = await startTestService({}, { processor: unreachableProcessor() });
     group = await service.createGroup();
   });
   after(() => service.close());

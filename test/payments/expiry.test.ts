@@ -58,3 +58,110 @@ describe("link expiry", () => {
     assert.equal((await status(created.transactionId)).status, "cancelled");
   });
 });
+
+describe("expiry when the processor forgot the checkout, and with several instances", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    // Workers off: each sweep is run by hand, so the test sees every one of them.
+    service = await startTestService({ CHECKOUT_TTL_SECONDS: "1" }, { workers: false });
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  const status = async (id: string) => (await service.api(group, "GET", `/api/v1/payments/${id}`)).body.data;
+  /** Expire requests the processor received for one checkout session. */
+  const expireCalls = async (sessionId: string) => {
+    const requests = (await (await fetch(`${service.sandboxUrl}/sandbox/requests`)).json()).data as {
+      path: string;
+    }[];
+    return requests.filter((request) => request.path === `/v1/checkout/sessions/${sessionId}/expire`).length;
+  };
+
+  it("a missing checkout expires the payment once and flags it once", async () => {
+    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body
+      .data;
+    const forgotten = await service.sandboxDelete(`/sandbox/sessions/${created.sessionId}`);
+    assert.equal(forgotten.status, 200);
+    await sleep(1100);
+    await service.services.payments.expiry.expireDue();
+    const payment = await status(created.transactionId);
+    assert.equal(payment.status, "expired");
+    const items = async () =>
+      (await service.admin("GET", "/admin/v1/reconciliation")).body.data.filter(
+        (item: { kind: string; transactionId: string }) =>
+          item.kind === "missing_session" && item.transactionId === created.transactionId,
+      );
+    assert.equal((await items()).length, 1);
+    // Later sweeps have nothing left to do for it: not asked again, not flagged again.
+    await service.services.db.query("UPDATE payments SET expiry_claimed_until = NULL");
+    await service.services.payments.expiry.expireDue();
+    assert.equal((await items()).length, 1);
+    assert.equal(await expireCalls(created.sessionId), 1);
+    const events = await service.services.db.query<{ event: string }>(
+      "SELECT event FROM webhook_events WHERE payment_id = $1",
+      [created.transactionId],
+    );
+    assert.deepEqual(events, [{ event: "payment.expired" }]);
+  });
+
+  it("a processor that does not answer is asked again only after the claim runs out", async () => {
+    const created = (await service.createPayment(group)).body.data;
+    await sleep(1100);
+    const sandbox = service.sandbox;
+    assert.ok(sandbox);
+    await sandbox.app.close(); // the processor is down
+    const swept = await service.services.payments.expiry.expireDue();
+    assert.equal(swept, 0);
+    assert.equal((await status(created.transactionId)).status, "processing");
+    const [claim] = await service.services.db.query<{ claimed: boolean }>(
+      "SELECT expiry_claimed_until > now() + interval '30 seconds' AS claimed FROM payments WHERE id = $1",
+      [created.transactionId],
+    );
+    assert.equal(claim?.claimed, true, "claimed for the retry delay, not swept again in 5 s");
+  });
+});
+
+describe("two instances sweeping one database", () => {
+  it("ask the processor once per overdue payment", async () => {
+    const first = await startTestService({ CHECKOUT_TTL_SECONDS: "1" }, { workers: false });
+    // The second instance shares the first one's database and processor, as instances behind a load balancer do.
+    const sharedDb = { ...first.services.db, close: async () => {} };
+    const second = await startTestService(
+      {
+        PROCESSOR: "stripe",
+        STRIPE_API_URL: first.sandboxUrl as string,
+        STRIPE_WEBHOOK_SECRET: "whsec_unused_by_this_test",
+      },
+      { workers: false, db: sharedDb },
+    );
+    try {
+      const group = await first.createGroup();
+      const created = await Promise.all(
+        Array.from({ length: 20 }, async () => (await first.createPayment(group)).body.data),
+      );
+      await sleep(1100);
+      await Promise.all([
+        first.services.payments.expiry.expireDue(),
+        second.services.payments.expiry.expireDue(),
+      ]);
+      // Expired by one sweeper or by the processor's own event, which may arrive first.
+      const statuses = await first.services.db.query<{ status: string }>(
+        "SELECT DISTINCT status FROM payments",
+      );
+      assert.deepEqual(statuses, [{ status: "expired" }]);
+      const requests = (await (await fetch(`${first.sandboxUrl}/sandbox/requests`)).json()).data as {
+        path: string;
+      }[];
+      for (const payment of created) {
+        const asked = requests.filter(
+          (request) => request.path === `/v1/checkout/sessions/${payment.sessionId}/expire`,
+        ).length;
+        assert.equal(asked, 1, `session ${payment.sessionId} asked ${asked} times`);
+      }
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+});

@@ -75,7 +75,7 @@ describe("processor events are checked against the payment they name", () => {
           item.kind === "processor_mismatch" && item.transactionId === target.transactionId,
       ),
     );
-    assert.match(listed.reason, /checkout session .* is not this payment's/);
+    assert.match(listed.reason, /checkout .* is not this payment's/);
     assert.equal(listed.groupId, victim.groupId);
     await sleep(200);
     assert.equal((await read(target.transactionId)).status, "processing");
@@ -116,7 +116,7 @@ describe("processor events are checked against the payment they name", () => {
         (item: { kind: string; transactionId: string; reason: string }) =>
           item.kind === "processor_mismatch" &&
           item.transactionId === target.transactionId &&
-          /payment intent pi_someone_elses is not this payment's/.test(item.reason),
+          /processor payment pi_someone_elses is not this payment's/.test(item.reason),
       ),
     );
   });

@@ -220,8 +220,9 @@ describe("processor event intake", () => {
     );
     const counts = { cancelled: 0, succeeded: 0 };
     for (const payment of payments) {
-      const [row] = await service.services.db.query<{ status: string; needs_reconciliation: boolean }>(
-        "SELECT status, needs_reconciliation FROM payments WHERE id = $1",
+      const [row] = await service.services.db.query<{ status: string; flagged: boolean }>(
+        `SELECT status, EXISTS (SELECT 1 FROM reconciliation_items i WHERE i.payment_id = p.id
+           AND i.kind = 'paid_after_cancel') AS flagged FROM payments p WHERE id = $1`,
         [payment.transactionId],
       );
       const finals = await service.services.db.query<{ to_status: string }>(
@@ -232,7 +233,7 @@ describe("processor event intake", () => {
       assert.equal(finals[0]?.to_status, row?.status);
       if (row?.status === "cancelled") {
         counts.cancelled += 1;
-        assert.equal(row.needs_reconciliation, true, "paid after cancel is flagged");
+        assert.equal(row.flagged, true, "paid after cancel is flagged");
       } else {
         assert.equal(row?.status, "succeeded");
         counts.succeeded += 1;

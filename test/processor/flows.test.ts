@@ -184,9 +184,11 @@ describe("payments through the processor", () => {
       const list = (await service.admin("GET", "/admin/v1/reconciliation")).body.data;
       return list.find((entry: { transactionId: string }) => entry.transactionId === created.transactionId);
     });
-    assert.match(listed.processorPaymentIntentId, /^pi_test_/);
-    assert.equal(listed.processorSessionId, created.sessionId);
-    assert.equal((await read(created.transactionId)).status, "cancelled");
+    assert.equal(listed.kind, "paid_after_cancel");
+    assert.match(listed.processorPaymentId, /^pi_test_/);
+    const payment = await read(created.transactionId);
+    assert.equal(payment.status, "cancelled");
+    assert.equal(payment.paidAfterCancel, true);
     const events = await service.services.db.query<{ status: string }>(
       "SELECT status FROM webhook_events WHERE payment_id = $1",
       [created.transactionId],

@@ -1,26 +1,20 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type Processor, ProcessorError, type ProcessorEvent } from "../../src/processor/processor.ts";
+import { type ProcessorEvent, ProcessorUnavailableError } from "../../src/processor/port.ts";
+import { unreachableProcessor } from "../helpers/processor.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /** A processor whose events are whatever the test says, and whose API is up or down on demand. */
 function scriptedProcessor(event: ProcessorEvent) {
   const state = { up: false, lookups: 0 };
-  const down = async (): Promise<never> => {
-    throw new ProcessorError("connection refused");
-  };
-  const processor: Processor = {
-    createCheckoutSession: down,
-    retrieveCheckoutSession: down,
-    expireCheckoutSession: down,
-    createRefund: down,
-    transactionIdOfPaymentIntent: async () => {
+  const processor = unreachableProcessor({
+    transactionIdOf: async () => {
       state.lookups++;
-      if (!state.up) throw new ProcessorError("connection refused");
+      if (!state.up) throw new ProcessorUnavailableError("connection refused");
       return null;
     },
     parseEvent: () => event,
-  };
+  });
   return { processor, state };
 }
 
@@ -28,9 +22,9 @@ describe("processor intake when the processor cannot be asked", () => {
   const dispute: ProcessorEvent = {
     id: "evt_dispute_unknown_intent",
     type: "charge.dispute.created",
-    fact: { kind: "disputed" },
-    sessionId: null,
-    paymentIntentId: "pi_never_seen_here",
+    action: { kind: "disputed" },
+    checkoutId: null,
+    paymentRef: "pi_never_seen_here",
     transactionIdHint: null,
     amount: null,
     currency: "usd",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../src/payments/events.ts";
-import { descriptionOf, storedMetadata, visibleMetadata } from "../../src/payments/metadata.ts";
-import { PAYMENT_STATUSES } from "../../src/payments/status.ts";
-import type { PaymentRow } from "../../src/payments/store.ts";
+import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../src/payments/core/events.ts";
+import { descriptionOf, storedMetadata, visibleMetadata } from "../../src/payments/core/metadata.ts";
+import { PAYMENT_STATUSES } from "../../src/payments/core/status.ts";
+import type { PaymentRow } from "../../src/payments/core/store.ts";
 import { WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 
 const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
@@ -22,13 +22,14 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   safe_site_id: "00000000-0000-4000-8000-000000000002",
   safe_site_url: "https://pay.example.com",
   link_token: "t".repeat(32),
-  processor_session_id: "cs_1",
+  processor: "stripe",
+  processor_checkout_id: "cs_1",
   processor_checkout_url: "https://processor.example.com/cs_1",
-  processor_payment_intent_id: "pi_1",
+  processor_payment_id: "pi_1",
   refunded_amount: 0,
   refund_reserved: 0,
-  needs_reconciliation: false,
-  reconciliation_reason: null,
+  paid_at_processor: true,
+  expiry_claimed_until: null,
   expires_at: new Date("2026-01-01T00:30:00Z"),
   created_at: new Date("2026-01-01T00:00:00Z"),
   updated_at: new Date("2026-01-01T00:01:00Z"),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planFact } from "../../src/payments/facts.ts";
-import type { PaymentStatus } from "../../src/payments/status.ts";
+import { planFact } from "../../src/payments/core/facts.ts";
+import type { PaymentStatus } from "../../src/payments/core/status.ts";
 
 const payment = (status: PaymentStatus, refundedAmount = 0) => ({ status, amount: 1000, refundedAmount });
 const targets = (plan: ReturnType<typeof planFact>) =>
@@ -62,7 +62,7 @@ describe("processor facts, in and out of order", () => {
     ]);
   });
 
-  it("flags money moving on a cancelled or expired payment instead of changing it", () => {
+  it("flags money moving on a cancelled or expired payment instead of changing its status", () => {
     for (const status of ["cancelled", "expired"] as const) {
       for (const fact of [
         { kind: "paid" },
@@ -70,8 +70,25 @@ describe("processor facts, in and out of order", () => {
         { kind: "disputed" },
       ] as const) {
         const plan = planFact(payment(status), fact);
-        assert.equal(plan.kind, "reconcile", `${fact.kind} on ${status}`);
+        assert.equal(plan.kind, "closed", `${fact.kind} on ${status}`);
       }
     }
+  });
+
+  it("names the cause of each closed-payment item, and records refunds without one", () => {
+    assert.deepEqual(planFact(payment("cancelled"), { kind: "paid" }), {
+      kind: "closed",
+      item: "paid_after_cancel",
+      detail: "paid reported on a cancelled payment",
+      refundedAmount: null,
+    });
+    const expired = planFact(payment("expired"), { kind: "paid" });
+    assert.equal(expired.kind === "closed" && expired.item, "paid_after_expiry");
+    const disputed = planFact(payment("cancelled"), { kind: "disputed" });
+    assert.equal(disputed.kind === "closed" && disputed.item, "disputed_after_close");
+    const refunded = planFact(payment("cancelled", 300), { kind: "refunded", amountRefunded: 1000 });
+    assert.deepEqual(refunded.kind === "closed" && [refunded.item, refunded.refundedAmount], [null, 1000]);
+    const older = planFact(payment("cancelled", 1000), { kind: "refunded", amountRefunded: 300 });
+    assert.equal(older.kind === "closed" && older.refundedAmount, null);
   });
 });

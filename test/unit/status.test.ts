@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CANCELLABLE, canTransition, PAYMENT_STATUSES, sourcesOf } from "../../src/payments/status.ts";
+import { CANCELLABLE, canTransition, PAYMENT_STATUSES, sourcesOf } from "../../src/payments/core/status.ts";
 
 // Written out independently of the table under test: spec §3.2 plus the processor-driven changes
 // DESIGN allows (a declined card may still be paid; refunds and disputes after payment).

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Stripe from "stripe";
-import { InvalidEventError } from "../../src/processor/processor.ts";
-import { stripeProcessor } from "../../src/processor/stripe-processor.ts";
+import { InvalidEventError } from "../../src/processor/port.ts";
+import { stripeAdapter } from "../../src/processor/stripe/adapter.ts";
 
 const WEBHOOK_SECRET = "whsec_unit_test_secret";
-const processor = stripeProcessor({ secretKey: "sk_test_unit", webhookSecret: WEBHOOK_SECRET });
+const processor = stripeAdapter({ secretKey: "sk_test_unit", webhookSecret: WEBHOOK_SECRET });
 const stripe = new Stripe("sk_test_unit");
 
 function signed(type: string, object: Record<string, unknown>) {
@@ -16,7 +16,7 @@ function signed(type: string, object: Record<string, unknown>) {
 
 const parse = (type: string, object: Record<string, unknown>) => {
   const { body, header } = signed(type, object);
-  return processor.parseEvent(body, header);
+  return processor.parseEvent(body, { "stripe-signature": header });
 };
 
 const session = {
@@ -34,9 +34,9 @@ describe("the Stripe adapter reads events as neutral facts", () => {
     assert.deepEqual(parse("checkout.session.completed", session), {
       id: "evt_checkout.session.completed",
       type: "checkout.session.completed",
-      fact: { kind: "paid" },
-      sessionId: "cs_1",
-      paymentIntentId: "pi_1",
+      action: { kind: "paid" },
+      checkoutId: "cs_1",
+      paymentRef: "pi_1",
       transactionIdHint: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
       amount: 1999,
       currency: "usd",
@@ -44,9 +44,9 @@ describe("the Stripe adapter reads events as neutral facts", () => {
   });
 
   it("an unpaid completion (async methods) carries no fact; a failed async payment does", () => {
-    assert.equal(parse("checkout.session.completed", { ...session, payment_status: "unpaid" }).fact, null);
-    assert.deepEqual(parse("checkout.session.async_payment_failed", session).fact, { kind: "failed" });
-    assert.deepEqual(parse("checkout.session.expired", session).fact, { kind: "expired" });
+    assert.equal(parse("checkout.session.completed", { ...session, payment_status: "unpaid" }).action, null);
+    assert.deepEqual(parse("checkout.session.async_payment_failed", session).action, { kind: "failed" });
+    assert.deepEqual(parse("checkout.session.expired", session).action, { kind: "expired" });
   });
 
   it("refunds carry the cumulative total; disputes their outcome once closed", () => {
@@ -59,34 +59,64 @@ describe("the Stripe adapter reads events as neutral facts", () => {
       currency: "usd",
     };
     const refunded = parse("charge.refunded", charge);
-    assert.deepEqual(refunded.fact, { kind: "refunded", amountRefunded: 500 });
-    assert.equal(refunded.paymentIntentId, "pi_1");
+    assert.deepEqual(refunded.action, { kind: "refunded", amountRefunded: 500 });
+    assert.equal(refunded.paymentRef, "pi_1");
     const dispute = { id: "dp_1", object: "dispute", payment_intent: "pi_1", currency: "usd", status: "won" };
-    assert.deepEqual(parse("charge.dispute.created", { ...dispute, status: "needs_response" }).fact, {
+    assert.deepEqual(parse("charge.dispute.created", { ...dispute, status: "needs_response" }).action, {
       kind: "disputed",
     });
-    assert.deepEqual(parse("charge.dispute.closed", dispute).fact, {
+    assert.deepEqual(parse("charge.dispute.closed", dispute).action, {
       kind: "dispute_closed",
       outcome: "won",
     });
-    assert.deepEqual(parse("charge.dispute.closed", { ...dispute, status: "lost" }).fact, {
+    assert.deepEqual(parse("charge.dispute.closed", { ...dispute, status: "lost" }).action, {
       kind: "dispute_closed",
       outcome: "lost",
     });
-    assert.equal(parse("charge.dispute.closed", { ...dispute, status: "warning_closed" }).fact, null);
+    assert.equal(parse("charge.dispute.closed", { ...dispute, status: "warning_closed" }).action, null);
+  });
+
+  it("refund events settle one refund: its id, amount, status and our refund id", () => {
+    const refund = {
+      id: "re_1",
+      object: "refund",
+      payment_intent: "pi_1",
+      amount: 700,
+      currency: "usd",
+      status: "succeeded",
+      metadata: {
+        refundId: "9d1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
+        transactionId: session.metadata.transactionId,
+      },
+    };
+    for (const type of ["refund.created", "refund.updated", "charge.refund.updated"]) {
+      const event = parse(type, refund);
+      assert.deepEqual(event.action, {
+        kind: "refund_settled",
+        refund: { id: "re_1", amount: 700, status: "succeeded", refundIdHint: refund.metadata.refundId },
+      });
+      assert.equal(event.paymentRef, "pi_1");
+      // The refund's amount is not the payment's: it is checked against our refund instead.
+      assert.equal(event.amount, null);
+    }
+    const failed = parse("refund.failed", { ...refund, status: "failed" }).action;
+    assert.equal(failed?.kind === "refund_settled" && failed.refund.status, "failed");
+    const pending = parse("refund.updated", { ...refund, status: "pending" }).action;
+    assert.equal(pending?.kind === "refund_settled" && pending.refund.status, "pending");
   });
 
   it("events it does not act on carry no fact", () => {
-    assert.equal(parse("customer.created", { id: "cus_1", object: "customer" }).fact, null);
+    assert.equal(parse("customer.created", { id: "cus_1", object: "customer" }).action, null);
   });
 
   it("refuses a bad signature or a changed body", () => {
     const { body, header } = signed("checkout.session.completed", session);
     assert.throws(
-      () => processor.parseEvent(body, header.replace(/v1=[0-9a-f]+/, "v1=00")),
+      () => processor.parseEvent(body, { "stripe-signature": header.replace(/v1=[0-9a-f]+/, "v1=00") }),
       InvalidEventError,
     );
     const changed = Buffer.from(body.toString().replace("1999", "1"));
-    assert.throws(() => processor.parseEvent(changed, header), InvalidEventError);
+    assert.throws(() => processor.parseEvent(changed, { "stripe-signature": header }), InvalidEventError);
+    assert.throws(() => processor.parseEvent(body, {}), InvalidEventError);
   });
 });

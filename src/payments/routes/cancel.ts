@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
-import type { PaymentsService } from "../service.ts";
+import type { PaymentCreation } from "../create/service.ts";
 import { paymentParams } from "./get.ts";
 
 const resultSchema = {
@@ -15,7 +15,7 @@ const resultSchema = {
 } as const;
 
 /** Cancel Payment: /api/v1/payments/:id with the delete method (spec §4.4). */
-const cancelPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+const cancelPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = async (scope, { creation }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.delete(
     "/api/v1/payments/:id",
@@ -33,7 +33,7 @@ const cancelPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = as
     },
     async (request) => {
       const { id } = request.params;
-      await payments.cancel(request.merchant.groupId, id);
+      await creation.cancel(request.merchant.groupId, id);
       return {
         success: true as const,
         data: { id, status: "cancelled" as const, message: "Payment cancelled" },

@@ -1,11 +1,12 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import type { PaymentCreation } from "../create/service.ts";
 import { createPaymentBodySchema, createPaymentResultSchema } from "../schemas.ts";
-import type { PaymentsService } from "../service.ts";
+import { replayedHeader } from "./replayed.ts";
 
 /** POST /api/v1/payments/create (spec §4.2). */
-const createPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+const createPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = async (scope, { creation }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post(
     "/api/v1/payments/create",
@@ -27,10 +28,15 @@ const createPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = as
         },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await payments.create(request.merchant.groupId, request.body, request.headers["idempotency-key"]),
-    }),
+    async (request, reply) => {
+      const answer = await creation.create(
+        request.merchant.groupId,
+        request.body,
+        request.headers["idempotency-key"],
+      );
+      replayedHeader(reply, answer);
+      return { success: true as const, data: answer.result };
+    },
   );
 };
 

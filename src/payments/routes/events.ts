@@ -3,14 +3,14 @@ import type { FastifyPluginAsync } from "fastify";
 import { ApiError } from "../../http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
 import type { WebhookService } from "../../webhooks/service.ts";
-import type { PaymentsService } from "../service.ts";
+import type { PaymentQueries } from "../queries/service.ts";
 import { paymentParams } from "./get.ts";
 
 /** A payment's webhook log and replay: the payment decides who may see it, webhooks keep the log. */
 const paymentEventRoutes: FastifyPluginAsync<{
-  payments: PaymentsService;
+  queries: PaymentQueries;
   webhooks: WebhookService;
-}> = async (scope, { payments, webhooks }) => {
+}> = async (scope, { queries, webhooks }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
   app.get(
@@ -26,7 +26,7 @@ const paymentEventRoutes: FastifyPluginAsync<{
     },
     async (request) => {
       const { groupId } = request.merchant;
-      const payment = await payments.get(groupId, request.params.id);
+      const payment = await queries.get(groupId, request.params.id);
       return { success: true, data: await webhooks.eventsOf(groupId, payment.id) };
     },
   );
@@ -60,7 +60,7 @@ const paymentEventRoutes: FastifyPluginAsync<{
     },
     async (request, reply) => {
       const { groupId } = request.merchant;
-      const payment = await payments.get(groupId, request.params.id);
+      const payment = await queries.get(groupId, request.params.id);
       if (!payment.webhook_url) {
         throw new ApiError("INVALID_REQUEST", "This payment has no deliverable webhookUrl");
       }

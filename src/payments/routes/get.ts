@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import type { PaymentQueries } from "../queries/service.ts";
 import { paymentResourceSchema, toPaymentResource } from "../resource.ts";
-import type { PaymentsService } from "../service.ts";
 
 export const paymentParams = {
   type: "object",
@@ -11,7 +11,7 @@ export const paymentParams = {
 } as const;
 
 /** GET /api/v1/payments/:id (spec §4.3). */
-const getPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+const getPaymentRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async (scope, { queries }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.get(
     "/api/v1/payments/:id",
@@ -26,7 +26,7 @@ const getPaymentRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async
     },
     async (request) => ({
       success: true as const,
-      data: toPaymentResource(await payments.get(request.merchant.groupId, request.params.id)),
+      data: toPaymentResource(await queries.get(request.merchant.groupId, request.params.id)),
     }),
   );
 };

@@ -1,21 +1,114 @@
+import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { adminSecurity } from "../../http/schemas.ts";
-import type { PaymentsService } from "../service.ts";
+import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import { recoverBodySchema, storableTime } from "../../http/window.ts";
+import type { Reconciliation } from "../reconciliation/service.ts";
+import type { Refunds } from "../refunds/service.ts";
+import { refundResourceSchema } from "../schemas.ts";
 
-/** GET /admin/v1/reconciliation: paid-after-close payments and refused processor events. */
-const reconciliationRoute: FastifyPluginAsync<{ payments: PaymentsService }> = async (app, { payments }) => {
+const runSchema = {
+  type: "object",
+  required: ["runId", "status", "checked", "repaired", "drifts"],
+  properties: {
+    runId: { type: "string", format: "uuid" },
+    status: { type: "string", enum: ["running", "finished"] },
+    since: { type: "string", format: "date-time" },
+    until: { type: "string", format: "date-time" },
+    checked: { type: "integer", description: "Payments compared with the processor" },
+    repaired: { type: "integer", description: "Changes applied because the processor proved them" },
+    drifts: { type: "integer", description: "Payments that still differ: listed for the operator" },
+    startedAt: { type: "string", format: "date-time" },
+    finishedAt: { type: ["string", "null"], format: "date-time" },
+  },
+} as const;
+
+/** DESIGN §6: the reconciliation queue, runs against the processor, and the operator's refund. */
+const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation; refunds: Refunds }> = async (
+  scope,
+  { reconciliation, refunds },
+) => {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+
   app.get(
     "/admin/v1/reconciliation",
     {
       schema: {
-        summary:
-          "Payments paid after they were closed, and processor events that did not match their payment",
+        summary: "The open reconciliation items: one per payment and cause, each with kind and transactionId",
         tags: ["admin"],
         security: adminSecurity,
       },
     },
-    async () => ({ success: true, data: await payments.reconciliationQueue(1000) }),
+    async () => ({ success: true, data: await reconciliation.queue(1000) }),
+  );
+
+  app.post(
+    "/admin/v1/reconciliation/runs",
+    {
+      schema: {
+        summary: "Compare the payments changed in a window with the processor, and repair what it proves",
+        tags: ["admin"],
+        security: adminSecurity,
+        body: recoverBodySchema,
+        response: {
+          202: successEnvelope({
+            type: "object",
+            required: ["runId"],
+            properties: { runId: { type: "string", format: "uuid" } },
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const since = storableTime(request.body.since, "since");
+      const until = request.body.until === undefined ? undefined : storableTime(request.body.until, "until");
+      const runId = await reconciliation.start({ since, until }, "admin-token");
+      return reply.code(202).send({ success: true as const, data: { runId } });
+    },
+  );
+
+  app.get(
+    "/admin/v1/reconciliation/runs/:runId",
+    {
+      schema: {
+        summary: "A reconciliation run's progress and figures",
+        tags: ["admin"],
+        security: adminSecurity,
+        params: {
+          type: "object",
+          required: ["runId"],
+          properties: { runId: uuidParam("Reconciliation run") },
+        },
+        response: { 200: successEnvelope(runSchema), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await reconciliation.get(request.params.runId) }),
+  );
+
+  app.post(
+    "/admin/v1/payments/:transactionId/refunds",
+    {
+      schema: {
+        summary: "Refund all that remains of a payment, whichever group (a payment paid after cancel)",
+        tags: ["admin"],
+        security: adminSecurity,
+        params: {
+          type: "object",
+          required: ["transactionId"],
+          properties: { transactionId: uuidParam("Payment") },
+        },
+        response: {
+          201: successEnvelope(refundResourceSchema),
+          ...errorResponses,
+          502: { $ref: "ErrorResponse#" },
+        },
+      },
+    },
+    async (request, reply) => {
+      const refund = await refunds.createForOperator(request.params.transactionId, "admin-token");
+      return reply.code(201).send({ success: true as const, data: refund });
+    },
   );
 };
 
-export default reconciliationRoute;
+export default reconciliationRoutes;

@@ -1,12 +1,13 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import type { Refunds } from "../refunds/service.ts";
 import { refundBodySchema, refundResourceSchema } from "../schemas.ts";
-import type { PaymentsService } from "../service.ts";
 import { paymentParams } from "./get.ts";
+import { replayedHeader } from "./replayed.ts";
 
 /** DESIGN §5: POST and GET /api/v1/payments/:id/refunds. */
-const refundRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (scope, { payments }) => {
+const refundRoutes: FastifyPluginAsync<{ refunds: Refunds }> = async (scope, { refunds }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
   app.post(
@@ -15,8 +16,11 @@ const refundRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (s
       schema: {
         summary: "Refund a payment, in full or in part",
         description:
-          "Allowed while the payment is succeeded or partially_refunded, up to what remains. The payment's " +
-          "status and amountRefunded change when the processor confirms the refund (payment.refunded).",
+          "Allowed while the payment is succeeded or partially_refunded, up to what remains. The answer comes " +
+          "within 10 s: `succeeded`, or `pending` while the processor has not confirmed (or did not answer: " +
+          "the service asks again under the same processor key, so the refund is carried out at most once). " +
+          "A definite refusal is 502 PROCESSOR_ERROR and changes nothing. The payment's status and " +
+          "amountRefunded change when the processor confirms the refund (payment.refunded).",
         tags: ["refunds"],
         security: merchantSecurity,
         params: paymentParams,
@@ -34,11 +38,12 @@ const refundRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (s
       },
     },
     async (request, reply) => {
-      const refund = await payments.refund(request.merchant.groupId, request.params.id, request.body ?? {}, {
+      const answer = await refunds.create(request.merchant.groupId, request.params.id, request.body ?? {}, {
         requestedBy: `api_key:${request.merchant.publicKey}`,
         idempotencyKey: request.headers["idempotency-key"],
       });
-      return reply.code(201).send({ success: true as const, data: refund });
+      replayedHeader(reply, answer);
+      return reply.code(201).send({ success: true as const, data: answer.result });
     },
   );
 
@@ -62,7 +67,7 @@ const refundRoutes: FastifyPluginAsync<{ payments: PaymentsService }> = async (s
     },
     async (request) => ({
       success: true as const,
-      data: { refunds: await payments.refunds(request.merchant.groupId, request.params.id) },
+      data: { refunds: await refunds.list(request.merchant.groupId, request.params.id) },
     }),
   );
 };

@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { adminSecurity, uuidParam } from "../../http/schemas.ts";
+import { recoverBodySchema, recoveryWindow } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
-import { recoverBodySchema, recoveryWindow } from "./window.ts";
 
 /** GET /admin/v1/deliveries/failed and POST …/recover: the operator's view of dropped webhooks. */
 const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (

@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { recoverBodySchema, recoveryWindow, storableTime } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
-import { recoverBodySchema, recoveryWindow, storableTime } from "./window.ts";
 
 const MAX_PAGE = 500;
 

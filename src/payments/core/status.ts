@@ -73,5 +73,29 @@ export const NOT_YET_PAID: ReadonlySet<PaymentStatus> = new Set(["pending", "pro
 /** Closed by the merchant or the clock: money arriving now needs an operator (spec §3.2). */
 export const CLOSED_UNPAID: ReadonlySet<PaymentStatus> = new Set(["cancelled", "expired"]);
 
+/** Refunds are asked for while the payment is in one of these (DESIGN §5). */
+export const REFUNDABLE_STATUSES: readonly PaymentStatus[] = ["succeeded", "partially_refunded"];
+
+export type Refunder = "merchant" | "operator";
+
+/** Closed statuses a refunder may refund when the processor was paid anyway: the operator's job. */
+export const closedRefundableBy = (refunder: Refunder): readonly PaymentStatus[] =>
+  refunder === "operator" ? [...CLOSED_UNPAID] : [];
+
+/**
+ * What may still be refunded: the unreserved rest of a paid payment, and for an operator also of
+ * a closed one the processor was paid for anyway (paid after cancel). The refunds store writes
+ * the same rule as its conditional update.
+ */
+export function refundableAmount(
+  payment: { status: PaymentStatus; amount: number; refund_reserved: number; paid_at_processor: boolean },
+  refunder: Refunder,
+): number {
+  const open =
+    REFUNDABLE_STATUSES.includes(payment.status) ||
+    (payment.paid_at_processor && closedRefundableBy(refunder).includes(payment.status));
+  return open ? payment.amount - payment.refund_reserved : 0;
+}
+
 /** The hosted link forwards to the processor while the payment is in one of these and unexpired. */
 export const LINK_OPEN_STATUSES: ReadonlySet<PaymentStatus> = new Set(["processing", "failed", "cancelled"]);

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AccountsService } from "../accounts/service.ts";
 import type { AuditRow } from "../audit/store.ts";
 import { time } from "../web/format.ts";
 import { html } from "../web/html.ts";
 import { type Audience, pageSender } from "../web/layout.ts";
-import type { AccountsService } from "./service.ts";
 
 const AUDIT_PAGE = 100;
 

@@ -1,14 +1,14 @@
 // Signing in and out, accepting an invite, changing a password and ending sessions: the same
 // pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { hexDigest } from "../../http/secret-hash.ts";
-import { time } from "../../web/format.ts";
-import { formBody } from "../../web/forms.ts";
-import { html } from "../../web/html.ts";
-import { type Audience, csrfField, layout, sendHtml, setFlash } from "../../web/layout.ts";
-import { requireSignIn } from "../../web/plugin.ts";
-import { PASSWORD_MIN_LENGTH } from "../password.ts";
-import { type AccountKind, type AccountsService, actorOf, type Principal } from "../service.ts";
+import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
+import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
+import { hexDigest } from "../http/secret-hash.ts";
+import { time } from "../web/format.ts";
+import { formBody } from "../web/forms.ts";
+import { html } from "../web/html.ts";
+import { type Audience, csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
+import { requireSignIn } from "../web/plugin.ts";
 
 const field = { type: "string", maxLength: 512 } as const;
 const loginBody = formBody({ email: field, password: field }, ["email", "password"]);

@@ -1,4 +1,4 @@
-import type { OutboxMessage } from "../webhooks/outbox.ts";
+import type { OutboxMessage } from "../../webhooks/outbox.ts";
 import { webhookMetadata } from "./metadata.ts";
 import type { PaymentStatus } from "./status.ts";
 import type { PaymentRow } from "./store.ts";
@@ -34,7 +34,7 @@ export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
     amount: payment.amount,
     currency: payment.currency,
     customerEmail: payment.customer_email,
-    processorPaymentId: payment.processor_payment_intent_id,
+    processorPaymentId: payment.processor_payment_id,
     metadata: webhookMetadata(payment.metadata, payment.description),
     completedAt: payment.completed_at ? payment.completed_at.toISOString() : null,
     timestamp: null,

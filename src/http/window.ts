@@ -1,4 +1,4 @@
-import { ApiError } from "../../http/errors.ts";
+import { ApiError } from "./errors.ts";
 
 /** A time from the query or body: valid ISO 8601 within what the database stores. */
 export function storableTime(value: string, name: string): Date {

@@ -1,6 +1,6 @@
 import type { RefundRow } from "./store.ts";
 
-/** DESIGN §5: a refund as the API and the dashboard show it. */
+/** A refund as the API and the dashboard show it (DESIGN §5). */
 export function toRefundResource(row: RefundRow) {
   return {
     refundId: row.id,

@@ -1,15 +1,23 @@
-import type { ProcessorFact } from "../processor/processor.ts";
+import type { ProcessorAction } from "../../processor/port.ts";
 import { CLOSED_UNPAID, canTransition, NOT_YET_PAID, type PaymentStatus } from "./status.ts";
+
+/** The actions that move a payment; a refund's own settlement is the refunds module's. */
+export type PaymentFact = Exclude<ProcessorAction, { kind: "refund_settled" }>;
 
 export interface FactStep {
   to: PaymentStatus;
   refundedAmount?: number;
 }
 
+export type ClosedItemKind = "paid_after_cancel" | "paid_after_expiry" | "disputed_after_close";
+
 export type FactPlan =
   | { kind: "steps"; steps: FactStep[] }
-  /** Money moved on a payment closed unpaid: nothing changes, an operator decides (spec §3.2). */
-  | { kind: "reconcile"; reason: string };
+  /**
+   * Money moved on a payment closed unpaid: its status stays, what the processor did is recorded
+   * (paid, and how much went back), and an operator decides (spec §3.2).
+   */
+  | { kind: "closed"; item: ClosedItemKind | null; detail: string; refundedAmount: number | null };
 
 /**
  * The status changes one processor fact causes. Facts may arrive late, twice or out of order:
@@ -18,12 +26,10 @@ export type FactPlan =
  */
 export function planFact(
   payment: { status: PaymentStatus; amount: number; refundedAmount: number },
-  fact: ProcessorFact,
+  fact: PaymentFact,
 ): FactPlan {
   const moneyMoved = fact.kind !== "failed" && fact.kind !== "expired";
-  if (moneyMoved && CLOSED_UNPAID.has(payment.status)) {
-    return { kind: "reconcile", reason: `${fact.kind} reported on a ${payment.status} payment` };
-  }
+  if (moneyMoved && CLOSED_UNPAID.has(payment.status)) return planOnClosed(payment, fact);
   const steps: FactStep[] = [];
   let status = payment.status;
   const move = (to: PaymentStatus, refundedAmount?: number) => {
@@ -54,4 +60,23 @@ export function planFact(
       break;
   }
   return { kind: "steps", steps };
+}
+
+function planOnClosed(
+  payment: { status: PaymentStatus; refundedAmount: number },
+  fact: PaymentFact,
+): FactPlan {
+  const detail = `${fact.kind} reported on a ${payment.status} payment`;
+  if (fact.kind === "refunded") {
+    // Money going back is what the operator wants; the item raised by the payment stays as it is.
+    const refundedAmount = fact.amountRefunded > payment.refundedAmount ? fact.amountRefunded : null;
+    return { kind: "closed", item: null, detail, refundedAmount };
+  }
+  const item: ClosedItemKind =
+    fact.kind === "paid"
+      ? payment.status === "cancelled"
+        ? "paid_after_cancel"
+        : "paid_after_expiry"
+      : "disputed_after_close";
+  return { kind: "closed", item, detail, refundedAmount: null };
 }

@@ -1,0 +1,67 @@
+// The layering of src/ (docs/architecture.md): interfaces → domain → ports → plumbing, never back.
+// `npm run check:layers` runs it; CI fails on any violation.
+const PLUMBING = "^src/(db|http|net|errors|settings|metrics|audit)/|^src/config\\.ts$";
+const INTERFACES =
+  "^src/(dashboard|console|checkout|web|account-pages|cli|health)/|^src/[^/]+/routes/|^src/(app|main)\\.ts$";
+const DOMAIN = "^src/(payments|webhooks|merchants|accounts)/";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "A module that reaches itself through its imports.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-folder-cycles",
+      severity: "error",
+      comment: "Folders under src/ import each other one way only.",
+      scope: "folder",
+      from: { path: "^src/[^/]+/" },
+      to: { circular: true },
+    },
+    {
+      name: "plumbing-stays-below",
+      severity: "error",
+      comment: "Shared plumbing knows no domain module and no interface.",
+      from: { path: PLUMBING },
+      to: { path: `${DOMAIN}|${INTERFACES}|^src/(processor|sandbox)/` },
+    },
+    {
+      name: "domain-knows-no-interface",
+      severity: "error",
+      comment: "The domain is called by routes and pages, never the other way.",
+      from: { path: DOMAIN, pathNot: "^src/[^/]+/routes/" },
+      to: { path: INTERFACES },
+    },
+    {
+      name: "processor-port-stands-alone",
+      severity: "error",
+      comment: "The processor port and its adapters know nothing of the service's modules.",
+      from: { path: "^src/processor/" },
+      to: { path: "^src/", pathNot: "^src/processor/" },
+    },
+    {
+      name: "stripe-only-in-its-adapter",
+      severity: "error",
+      comment: "Stripe's names stay inside its adapter: the `stripe` package is imported nowhere else.",
+      from: { path: "^src/", pathNot: "^src/processor/stripe/" },
+      to: { path: "node_modules/stripe/" },
+    },
+    {
+      name: "sandbox-imports-nothing-of-the-service",
+      severity: "error",
+      comment: "The sandbox is a stand-in for an outside processor.",
+      from: { path: "^src/sandbox/" },
+      to: { path: "^src/", pathNot: "^src/sandbox/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    moduleSystems: ["es6"],
+  },
+};

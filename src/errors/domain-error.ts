@@ -1,0 +1,29 @@
+/**
+ * What a domain module refuses, in the catalogue's words. The domain knows nothing of HTTP: the
+ * HTTP layer maps each code to its status (src/http/errors.ts), the pages to a message.
+ */
+export type DomainErrorCode =
+  | "INVALID_REQUEST"
+  | "NOT_FOUND"
+  | "ALREADY_COMPLETED"
+  | "REFUND_NOT_ALLOWED"
+  | "NO_ACTIVE_SAFESITE"
+  | "IDEMPOTENCY_CONFLICT"
+  | "PROCESSOR_ERROR";
+
+export class DomainError extends Error {
+  override readonly name = "DomainError";
+  /** The caller's mistake even where the code's status says otherwise (a missing email is 502). */
+  readonly clientFault: boolean | undefined;
+
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    options: { clientFault?: boolean } = {},
+  ) {
+    super(message);
+    this.clientFault = options.clientFault;
+  }
+}
+
+export const notFound = (what = "Payment") => new DomainError("NOT_FOUND", `${what} not found`);

@@ -1,0 +1,194 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../../config.ts";
+import type { Database } from "../../db/database.ts";
+import { DomainError } from "../../errors/domain-error.ts";
+import { reachableUrl } from "../../net/unreachable-host.ts";
+import type { Checkout } from "../../processor/port.ts";
+import type { ProcessorRegistry } from "../../processor/registry.ts";
+import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
+import { descriptionOf, storedMetadata } from "../core/metadata.ts";
+import type { Currency } from "../core/money.ts";
+import { CANCELLABLE } from "../core/status.ts";
+import type { PaymentWriter } from "../core/writer.ts";
+import type { PaymentQueries } from "../queries/service.ts";
+import type { CreatePaymentInput, CreatePaymentResult } from "../schemas.ts";
+import { type CreatePlan, chooseSafeSite, insertPayment, type NewPayment } from "./store.ts";
+
+export type CreateConfig = Pick<
+  Config,
+  "checkoutTtlSeconds" | "allowedPrivateHosts" | "idempotencyLeaseSeconds"
+>;
+
+/** The first `{transactionId}` only, as spec §4.2 says. */
+export const substituteTransactionId = (url: string, transactionId: string): string =>
+  url.replace("{transactionId}", () => transactionId);
+
+const revivePlan = (stored: unknown): CreatePlan => {
+  const plan = stored as Omit<CreatePlan, "expiresAt"> & { expiresAt: string };
+  return { ...plan, expiresAt: new Date(plan.expiresAt) };
+};
+
+/** The merchant's side of a payment's life: creating it and cancelling it (spec §4.2, §4.4). */
+export class PaymentCreation {
+  // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
+  private readonly rotation = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly processors: ProcessorRegistry,
+    private readonly writer: PaymentWriter,
+    private readonly queries: PaymentQueries,
+    private readonly config: CreateConfig,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * Spec §4.2. The payment is written once, after the processor answered, already `processing`
+   * (or `failed`): no record is ever left `pending`. With an Idempotency-Key the same request gets
+   * the same answer for 24 hours, and a request that died half-way is completed by its retry.
+   */
+  async create(
+    groupId: string,
+    input: CreatePaymentInput,
+    idempotencyKey?: string,
+  ): Promise<IdempotentAnswer<CreatePaymentResult>> {
+    if (input.customerEmail === undefined) {
+      throw new DomainError(
+        "PROCESSOR_ERROR",
+        "The processor rejected the payment: customerEmail is required",
+        {
+          clientFault: true,
+        },
+      );
+    }
+    const customerEmail = input.customerEmail;
+    const safeSite = await chooseSafeSite(this.db, groupId, this.nextTurn(groupId));
+    const fresh: CreatePlan = {
+      transactionId: randomUUID(),
+      linkToken: randomBytes(24).toString("base64url"),
+      expiresAt: new Date(Date.now() + this.config.checkoutTtlSeconds * 1000),
+      safeSite,
+    };
+    const carryOut = (plan: CreatePlan) => this.carryOut(groupId, { ...input, customerEmail }, plan);
+    if (!idempotencyKey) return { result: await carryOut(fresh), replayed: false };
+    return runIdempotently(
+      this.db,
+      {
+        groupId,
+        scope: "create",
+        key: idempotencyKey,
+        request: input,
+        leaseSeconds: this.config.idempotencyLeaseSeconds,
+        fresh,
+        revive: revivePlan,
+      },
+      carryOut,
+    );
+  }
+
+  private async carryOut(
+    groupId: string,
+    input: CreatePaymentInput & { customerEmail: string },
+    plan: CreatePlan,
+  ): Promise<CreatePaymentResult> {
+    const { safeSite } = plan;
+    if (!safeSite) {
+      throw new DomainError(
+        "NO_ACTIVE_SAFESITE",
+        "This group has no active SafeSite to host the payment link",
+      );
+    }
+    const id = plan.transactionId;
+    const currency = input.currency.toLowerCase() as Currency;
+    const metadata = storedMetadata(input.metadata);
+    // An unreachable webhookUrl is not an error (spec §6.3 rule 8): the payment simply has none.
+    const webhookUrl = input.webhookUrl
+      ? reachableUrl(input.webhookUrl, this.config.allowedPrivateHosts)
+      : null;
+    if (input.webhookUrl && !webhookUrl) this.logDroppedWebhookUrl(id, input.webhookUrl);
+    const processor = this.processors.defaultAdapter;
+    const payment: NewPayment = {
+      plan: { ...plan, safeSite },
+      groupId,
+      processor: processor.name,
+      amount: input.amount,
+      currency,
+      customerEmail: input.customerEmail,
+      customerName: input.customerName ?? null,
+      description: descriptionOf(input.description, metadata),
+      metadata,
+      successUrl: substituteTransactionId(input.successUrl, id),
+      cancelUrl: substituteTransactionId(input.cancelUrl, id),
+      webhookUrl: webhookUrl?.href ?? null,
+    };
+    let checkout: Checkout;
+    try {
+      checkout = await processor.createCheckout({
+        transactionId: id,
+        amount: input.amount,
+        currency,
+        customerEmail: input.customerEmail,
+        returnUrl: `${safeSite.url}/return/${plan.linkToken}`,
+        expiresAt: plan.expiresAt,
+        // The same for a retry of the same plan, so the processor answers with the same checkout.
+        idempotencyKey: `checkout-session-${id}`,
+      });
+    } catch (error) {
+      this.log.warn(
+        { reason: (error as Error).message, transactionId: id },
+        "processor refused the checkout",
+      );
+      // Kept for the record; the merchant hears of it in the response, so no webhook is sent.
+      await insertPayment(this.db, payment, { status: "failed", reason: "processor_error" });
+      throw new DomainError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
+    }
+    await insertPayment(this.db, payment, {
+      status: "processing",
+      checkoutId: checkout.id,
+      checkoutUrl: checkout.url,
+    });
+    return {
+      transactionId: id,
+      paymentUrl: `${safeSite.url}/pay/${plan.linkToken}`,
+      sessionId: checkout.id,
+      expiresAt: plan.expiresAt.toISOString(),
+    };
+  }
+
+  /** Spec §4.4: only pending or processing payments; the hosted link stays open (§3.2). */
+  async cancel(groupId: string, id: string): Promise<void> {
+    const cancelled = await this.writer.transition({
+      paymentId: id,
+      groupId,
+      to: "cancelled",
+      from: CANCELLABLE,
+      reason: "merchant_cancel",
+    });
+    if (cancelled) return;
+    await this.queries.get(groupId, id); // not the caller's payment: 404
+    throw new DomainError(
+      "ALREADY_COMPLETED",
+      "Only pending or processing payments can be cancelled; read the payment for its current status",
+    );
+  }
+
+  private logDroppedWebhookUrl(transactionId: string, url: string): void {
+    let host = "(not a valid URL)";
+    try {
+      host = new URL(url).host;
+    } catch {}
+    this.log.info(
+      { transactionId, webhookHost: host },
+      "webhookUrl dropped: its host is loopback, private or reserved, or it is not a valid http(s) URL, so no " +
+        "webhook will be sent (the payment is created as usual). For local development, list the host in " +
+        "ALLOWED_PRIVATE_HOSTS.",
+    );
+  }
+
+  private nextTurn(groupId: string): number {
+    const turn = this.rotation.get(groupId) ?? 0;
+    this.rotation.set(groupId, (turn + 1) % 1_000_000);
+    return turn;
+  }
+}

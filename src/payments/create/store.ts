@@ -1,0 +1,100 @@
+// The statements of Create Payment: choosing the SafeSite and writing the payment once.
+import type { Queryable } from "../../db/database.ts";
+import type { Metadata } from "../core/metadata.ts";
+import type { Currency } from "../core/money.ts";
+
+export interface SafeSiteChoice {
+  id: string;
+  url: string;
+}
+
+/** What a create fixes before it asks the processor, so a retry can carry out the same. */
+export interface CreatePlan {
+  transactionId: string;
+  linkToken: string;
+  expiresAt: Date;
+  /** Null when the group had no active SafeSite. */
+  safeSite: SafeSiteChoice | null;
+}
+
+export interface NewPayment {
+  plan: CreatePlan & { safeSite: SafeSiteChoice };
+  groupId: string;
+  processor: string;
+  amount: number;
+  currency: Currency;
+  customerEmail: string;
+  customerName: string | null;
+  description: string | null;
+  metadata: Metadata | null;
+  successUrl: string;
+  cancelUrl: string;
+  webhookUrl: string | null;
+}
+
+/** The group's active SafeSite whose turn it is: active sites in creation order, `turn` modulo their count. */
+export async function chooseSafeSite(
+  q: Queryable,
+  groupId: string,
+  turn: number,
+): Promise<SafeSiteChoice | null> {
+  const [site] = await q.query<SafeSiteChoice>(
+    `WITH sites AS (
+       SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
+       FROM safe_sites WHERE group_id = $1 AND is_active
+     )
+     SELECT id, url FROM sites WHERE turn = $2 % active`,
+    [groupId, turn],
+  );
+  return site ?? null;
+}
+
+/**
+ * Writes a payment once, in its first status: `processing` with the processor's checkout, or
+ * `failed` when the processor refused it; with its first status-history row. A second write of
+ * the same transaction (a retry that took over a crashed request) changes nothing.
+ */
+export async function insertPayment(
+  q: Queryable,
+  payment: NewPayment,
+  outcome:
+    | { status: "processing"; checkoutId: string; checkoutUrl: string }
+    | { status: "failed"; reason: string },
+): Promise<void> {
+  const processing = outcome.status === "processing";
+  await q.query(
+    `WITH payment AS (
+       INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
+         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
+         processor_checkout_id, processor_checkout_url, processor, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+         CASE WHEN $3 = 'failed' THEN now() END)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id, status
+     )
+     INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+     SELECT id, NULL, status, $20 FROM payment`,
+    [
+      payment.plan.transactionId,
+      payment.groupId,
+      outcome.status,
+      payment.amount,
+      payment.currency,
+      payment.customerEmail,
+      payment.customerName,
+      payment.description,
+      payment.metadata && JSON.stringify(payment.metadata),
+      payment.successUrl,
+      payment.cancelUrl,
+      payment.webhookUrl,
+      payment.plan.safeSite.id,
+      payment.plan.safeSite.url,
+      payment.plan.linkToken,
+      payment.plan.expiresAt,
+      processing ? outcome.checkoutId : null,
+      processing ? outcome.checkoutUrl : null,
+      payment.processor,
+      processing ? "created" : outcome.reason,
+    ],
+  );
+}

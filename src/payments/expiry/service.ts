@@ -1,0 +1,88 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Database } from "../../db/database.ts";
+import { CheckoutNotFoundError, ProcessorUnavailableError } from "../../processor/port.ts";
+import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { PaymentFact } from "../core/facts.ts";
+import { openReconciliationItem } from "../core/store.ts";
+import type { PaymentWriter } from "../core/writer.ts";
+import { claimDueForExpiry, type DuePayment } from "./store.ts";
+
+const EXPIRY_BATCH = 100;
+
+/** Closes links that ran out. The processor is asked first, so a last-second payment succeeds. */
+export class Expiry {
+  constructor(
+    private readonly db: Database,
+    private readonly processors: ProcessorRegistry,
+    private readonly writer: PaymentWriter,
+    /** How long a claimed payment is left alone: also the wait before asking a silent processor again. */
+    private readonly claimLeaseMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** One sweep; how many status changes it made. */
+  async expireDue(): Promise<number> {
+    let changed = 0;
+    for (const payment of await claimDueForExpiry(this.db, EXPIRY_BATCH, this.claimLeaseMs)) {
+      changed += await this.expireOne(payment);
+    }
+    return changed;
+  }
+
+  private async expireOne(payment: DuePayment): Promise<number> {
+    let fact: PaymentFact = { kind: "expired" };
+    let paymentRef: string | null = null;
+    if (payment.processor_checkout_id) {
+      try {
+        const checkout = await this.processors
+          .of(payment.processor)
+          .expireCheckout(payment.processor_checkout_id);
+        if (checkout.paid) fact = { kind: "paid" };
+        paymentRef = checkout.paymentRef;
+      } catch (error) {
+        if (error instanceof CheckoutNotFoundError) return this.expireMissing(payment);
+        if (!(error instanceof ProcessorUnavailableError)) throw error;
+        // Left processing, and claimed until the lease ends: asked again then, not every sweep.
+        this.log.warn(
+          { transactionId: payment.id, reason: error.message, retryInMs: this.claimLeaseMs },
+          "could not expire payment: the processor did not answer",
+        );
+        return 0;
+      }
+    }
+    const outcome = await this.writer.applyFactNow(payment.id, fact, paymentRef, "expiry_sweep");
+    return outcome.changed.length;
+  }
+
+  /**
+   * The processor has no such checkout (it forgot it, or never had it): nobody can pay it any
+   * more, so the payment expires here, and an operator is told, once.
+   */
+  private async expireMissing(payment: DuePayment): Promise<number> {
+    const outcome = await this.writer.inTransaction(async (tx, move) => {
+      const applied = await this.writer.applyFact(
+        tx,
+        move,
+        payment.id,
+        { kind: "expired" },
+        null,
+        "expiry_sweep",
+      );
+      if (applied.changed.length > 0) {
+        await openReconciliationItem(tx, {
+          paymentId: payment.id,
+          kind: "missing_session",
+          detail: `the processor has no checkout ${payment.processor_checkout_id}; the payment was expired here`,
+        });
+      }
+      return applied;
+    });
+    if (outcome.changed.length > 0) {
+      this.log.warn(
+        { transactionId: payment.id, checkoutId: payment.processor_checkout_id },
+        "checkout missing at the processor: payment expired and listed for reconciliation",
+      );
+    }
+    return outcome.changed.length;
+  }
+}

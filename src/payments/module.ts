@@ -1,0 +1,66 @@
+// The payments module assembled: the core's one write path, and each use case over it.
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import type { ProcessorRegistry } from "../processor/registry.ts";
+import type { WebhookOutbox } from "../webhooks/outbox.ts";
+import { startPeriodic, type Worker } from "./core/periodic.ts";
+import { PaymentWriter } from "./core/writer.ts";
+import { PaymentCreation } from "./create/service.ts";
+import { Expiry } from "./expiry/service.ts";
+import { ProcessorEvents } from "./processor-events/service.ts";
+import { PaymentQueries } from "./queries/service.ts";
+import { Reconciliation } from "./reconciliation/service.ts";
+import { Refunds } from "./refunds/service.ts";
+
+export interface Payments {
+  creation: PaymentCreation;
+  queries: PaymentQueries;
+  processorEvents: ProcessorEvents;
+  refunds: Refunds;
+  expiry: Expiry;
+  reconciliation: Reconciliation;
+}
+
+export function createPayments(options: {
+  db: Database;
+  processors: ProcessorRegistry;
+  outbox: WebhookOutbox;
+  config: Config;
+  log: FastifyBaseLogger;
+}): Payments {
+  const { db, processors, outbox, config, log } = options;
+  const writer = new PaymentWriter(db, outbox, log);
+  const queries = new PaymentQueries(db);
+  const refunds = new Refunds(db, processors, queries, config, log);
+  return {
+    creation: new PaymentCreation(db, processors, writer, queries, config, log),
+    queries,
+    processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
+    refunds,
+    expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log),
+    reconciliation: new Reconciliation(db, processors, writer, refunds, log),
+  };
+}
+
+/** The background work: expiring links, settling pending refunds, the scheduled reconciliation. */
+export function startPaymentWorkers(payments: Payments, config: Config, log: FastifyBaseLogger): Worker[] {
+  const workers = [
+    startPeriodic("expiry sweep", config.expirySweepIntervalMs, () => payments.expiry.expireDue(), log),
+    startPeriodic("refund settling", config.refundSettleIntervalMs, () => payments.refunds.settleDue(), log),
+  ];
+  if (config.reconcileIntervalHours > 0) {
+    const intervalMs = config.reconcileIntervalHours * 3_600_000;
+    // Checked every few minutes; the run's slot makes it one per interval across all instances.
+    const checkEveryMs = Math.min(intervalMs, 5 * 60_000);
+    workers.push(
+      startPeriodic(
+        "scheduled reconciliation",
+        checkEveryMs,
+        () => payments.reconciliation.runScheduled(intervalMs),
+        log,
+      ),
+    );
+  }
+  return [...workers, { stop: () => payments.reconciliation.settled() }];
+}

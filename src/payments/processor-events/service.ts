@@ -1,0 +1,162 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../../config.ts";
+import type { Database } from "../../db/database.ts";
+import { UUID_PATTERN } from "../../http/schemas.ts";
+import { reachableUrl } from "../../net/unreachable-host.ts";
+import { CheckoutNotFoundError, type ProcessorAdapter, type ProcessorEvent } from "../../processor/port.ts";
+import type { ProcessorRegistry } from "../../processor/registry.ts";
+import { PAID_STATUSES } from "../core/status.ts";
+import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
+import type { PaymentWriter } from "../core/writer.ts";
+import type { PaymentQueries } from "../queries/service.ts";
+import type { Refunds } from "../refunds/service.ts";
+import { findPaymentAtProcessor, recordProcessorEvent } from "./store.ts";
+
+export type ProcessorEventsConfig = Pick<Config, "allowedPrivateHosts" | "fallbackUrl">;
+
+function amountMismatch(event: ProcessorEvent, payment: PaymentRow): string | null {
+  if (event.amount !== null && event.amount !== payment.amount) {
+    return `amount ${event.amount} differs from the payment's ${payment.amount}`;
+  }
+  if (event.currency !== null && event.currency.toLowerCase() !== payment.currency) {
+    return `currency ${event.currency} differs from the payment's ${payment.currency}`;
+  }
+  return null;
+}
+
+/**
+ * What the processor tells us: its signed events, and its answer when a customer comes back.
+ * The adapter has already turned each into a neutral action; this module finds the payment it
+ * is about, checks it against what we stored, and applies it through the one write path.
+ */
+export class ProcessorEvents {
+  constructor(
+    private readonly db: Database,
+    private readonly processors: ProcessorRegistry,
+    private readonly writer: PaymentWriter,
+    private readonly refunds: Refunds,
+    private readonly queries: PaymentQueries,
+    private readonly config: ProcessorEventsConfig,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * A verified processor event. Replays are acknowledged without effect. Finding the payment may
+   * ask the processor; if it cannot answer, this throws so the processor retries the event.
+   */
+  async apply(adapter: ProcessorAdapter, event: ProcessorEvent): Promise<void> {
+    const match = event.action ? await this.match(adapter, event) : { payment: undefined, mismatch: null };
+    const payment = match.payment;
+    if (event.action && !payment) {
+      this.log.warn({ eventId: event.id, type: event.type }, "processor event for an unknown payment");
+    }
+    if (match.mismatch) {
+      this.log.warn(
+        { eventId: event.id, type: event.type, transactionId: payment?.id, mismatch: match.mismatch },
+        "processor event refused: it does not match the payment it names; listed for reconciliation",
+      );
+    }
+    await this.writer.inTransaction(async (tx, move) => {
+      const fresh = await recordProcessorEvent(tx, {
+        id: event.id,
+        type: event.type,
+        paymentId: payment?.id ?? null,
+        mismatch: match.mismatch,
+      });
+      if (!fresh || !event.action || !payment) return;
+      if (match.mismatch) {
+        await openReconciliationItem(tx, {
+          paymentId: payment.id,
+          kind: "processor_mismatch",
+          detail: `${event.type}: ${match.mismatch}`,
+          processorEventId: event.id,
+        });
+        return;
+      }
+      if (event.action.kind === "refund_settled") {
+        await this.refunds.settleFromProcessor(tx, payment.id, event.action.refund);
+        return;
+      }
+      const reason = `processor_event:${event.id}`;
+      await this.writer.applyFact(tx, move, payment.id, event.action, event.paymentRef, reason);
+    });
+  }
+
+  /**
+   * Where a customer coming back from the processor goes; null for an unknown token. The
+   * processor's own word decides success, so the merchant's success page finds the payment paid.
+   */
+  async returnDestination(token: string): Promise<string | null> {
+    let payment = await this.queries.byLinkToken(token);
+    if (!payment) return null;
+    const checkoutId = payment.processor_checkout_id;
+    if (checkoutId && !PAID_STATUSES.has(payment.status)) {
+      try {
+        const checkout = await this.processors.of(payment.processor).lookUpCheckout(checkoutId);
+        if (checkout.paid) {
+          await this.writer.applyFactNow(
+            payment.id,
+            { kind: "paid" },
+            checkout.paymentRef,
+            "customer_return",
+          );
+          // Re-read: the processor's own event may have applied the payment before we did.
+          payment = (await this.queries.byLinkToken(token)) ?? payment;
+        }
+      } catch (error) {
+        // Without the processor's answer the stored status decides; the event will follow.
+        this.log.warn(
+          { reason: (error as Error).message, transactionId: payment.id },
+          "processor unavailable on customer return",
+        );
+      }
+    }
+    const target = PAID_STATUSES.has(payment.status) ? payment.success_url : payment.cancel_url;
+    return reachableUrl(target, this.config.allowedPrivateHosts)?.href ?? this.config.fallbackUrl;
+  }
+
+  /**
+   * The payment an event is about, and why it may not change it. An event may change a payment
+   * only if it names that payment's own checkout or processor payment, as stored or as the
+   * processor confirms, and its amount and currency match (DESIGN §2). Metadata only suggests a
+   * candidate: anyone sharing the processor account can write it.
+   */
+  private async match(
+    adapter: ProcessorAdapter,
+    event: ProcessorEvent,
+  ): Promise<{ payment: PaymentRow | undefined; mismatch: string | null }> {
+    const name = adapter.name;
+    const named =
+      (event.checkoutId
+        ? await findPaymentAtProcessor(this.db, name, "checkout", event.checkoutId)
+        : undefined) ??
+      (event.paymentRef
+        ? await findPaymentAtProcessor(this.db, name, "payment", event.paymentRef)
+        : undefined);
+    if (named) return { payment: named, mismatch: amountMismatch(event, named) };
+
+    const hint =
+      event.transactionIdHint ?? (event.paymentRef ? await adapter.transactionIdOf(event.paymentRef) : null);
+    const candidate = hint && UUID_PATTERN.test(hint) ? await findPaymentById(this.db, hint) : undefined;
+    if (!candidate || candidate.processor !== name) return { payment: undefined, mismatch: null };
+    if (event.checkoutId) {
+      return { payment: candidate, mismatch: `checkout ${event.checkoutId} is not this payment's` };
+    }
+    // A refund or dispute can come before we stored the processor's payment: the processor says
+    // whether it belongs to the checkout we opened for this payment.
+    const ours = candidate.processor_checkout_id
+      ? await adapter.lookUpCheckout(candidate.processor_checkout_id).then(
+          (checkout) => checkout.paymentRef,
+          (error: unknown) => {
+            if (error instanceof CheckoutNotFoundError) return null;
+            throw error;
+          },
+        )
+      : null;
+    if (!event.paymentRef || ours !== event.paymentRef) {
+      const ref = event.paymentRef ?? "(none)";
+      return { payment: candidate, mismatch: `processor payment ${ref} is not this payment's` };
+    }
+    return { payment: candidate, mismatch: amountMismatch(event, candidate) };
+  }
+}

@@ -1,0 +1,34 @@
+// Statements of the processor-event path: replay protection and finding the payment an event names.
+import type { Queryable } from "../../db/database.ts";
+import type { PaymentRow } from "../core/store.ts";
+
+/** Records a processor event's id; false when it was seen before (a replay). */
+export async function recordProcessorEvent(
+  q: Queryable,
+  event: { id: string; type: string; paymentId: string | null; mismatch: string | null },
+): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO processor_events (id, type, payment_id, mismatch) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [event.id, event.type, event.paymentId, event.mismatch],
+  );
+  return rows.length === 1;
+}
+
+/** How a processor names one of our payments: its checkout, or the payment made through it. */
+export type ProcessorReference = "checkout" | "payment";
+
+const LOOKUP_BY_REFERENCE: Record<ProcessorReference, string> = {
+  checkout: "SELECT * FROM payments WHERE processor_checkout_id = $2 AND processor = $1 LIMIT 1",
+  payment: "SELECT * FROM payments WHERE processor_payment_id = $2 AND processor = $1 LIMIT 1",
+};
+
+export async function findPaymentAtProcessor(
+  q: Queryable,
+  processor: string,
+  reference: ProcessorReference,
+  value: string,
+): Promise<PaymentRow | undefined> {
+  const [row] = await q.query<PaymentRow>(LOOKUP_BY_REFERENCE[reference], [processor, value]);
+  return row;
+}

@@ -1,0 +1,57 @@
+import type { Database } from "../../db/database.ts";
+import { notFound } from "../../errors/domain-error.ts";
+import { UUID_PATTERN } from "../../http/schemas.ts";
+import { LINK_OPEN_STATUSES, PAID_STATUSES } from "../core/status.ts";
+import { findPayment, findPaymentByLinkToken, type PaymentRow } from "../core/store.ts";
+import { dailyPaymentTotals, listPayments, listStatusChanges, type PaymentFilter } from "./store.ts";
+
+/** What the hosted link (/pay/:token) does for the customer. */
+export type LinkAnswer =
+  | { kind: "redirect"; url: string }
+  | { kind: "not_found" }
+  | { kind: "already_paid" }
+  | { kind: "expired" };
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
+
+/** Reading payments: the API, the dashboard and the customer's link. Nothing here writes. */
+export class PaymentQueries {
+  constructor(private readonly db: Database) {}
+
+  /** The caller's payment; unknown, malformed and other groups' ids are all 404 (§4.3, §5). */
+  async get(groupId: string, id: string): Promise<PaymentRow> {
+    const payment = UUID_PATTERN.test(id) ? await findPayment(this.db, groupId, id) : undefined;
+    if (!payment) throw notFound();
+    return payment;
+  }
+
+  /** A page of the group's payments, newest first. */
+  list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentRow[]> {
+    return listPayments(this.db, groupId, filter, limit);
+  }
+
+  statusHistory(payment: PaymentRow) {
+    return listStatusChanges(this.db, payment.id);
+  }
+
+  /** The last `days` UTC days of a group's payments, by day, status and currency. */
+  dailyTotals(groupId: string, since: Date) {
+    return dailyPaymentTotals(this.db, groupId, since);
+  }
+
+  byLinkToken(token: string): Promise<PaymentRow | undefined> {
+    return TOKEN_PATTERN.test(token) ? findPaymentByLinkToken(this.db, token) : Promise.resolve(undefined);
+  }
+
+  /** Where the hosted payment link sends the customer. */
+  async openLink(token: string): Promise<LinkAnswer> {
+    const payment = await this.byLinkToken(token);
+    if (!payment?.processor_checkout_url) return { kind: "not_found" };
+    if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid" };
+    // A cancelled payment's link stays open until it expires (spec §3.2).
+    if (payment.expires_at.getTime() <= Date.now() || !LINK_OPEN_STATUSES.has(payment.status)) {
+      return { kind: "expired" };
+    }
+    return { kind: "redirect", url: payment.processor_checkout_url };
+  }
+}

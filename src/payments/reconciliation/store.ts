@@ -1,0 +1,118 @@
+// Reconciliation items (the operator's queue) and runs (comparisons with the processor).
+import type { Queryable } from "../../db/database.ts";
+import type { Currency } from "../core/money.ts";
+import type { PaymentStatus } from "../core/status.ts";
+import type { PaymentRow, ReconciliationItemKind } from "../core/store.ts";
+
+export interface ItemRow {
+  id: string;
+  kind: ReconciliationItemKind;
+  payment_id: string | null;
+  group_id: string | null;
+  amount: number | null;
+  currency: Currency | null;
+  status: PaymentStatus | null;
+  refunded_amount: number | null;
+  refund_reserved: number | null;
+  paid_at_processor: boolean | null;
+  processor_payment_id: string | null;
+  detail: string;
+  processor_event_id: string | null;
+  created_at: Date;
+}
+
+/** The open items, oldest first. */
+export function listOpenItems(q: Queryable, limit: number): Promise<ItemRow[]> {
+  return q.query<ItemRow>(
+    `SELECT i.id::text AS id, i.kind, i.payment_id, p.group_id, p.amount, p.currency, p.status,
+       p.refunded_amount, p.refund_reserved, p.paid_at_processor, p.processor_payment_id,
+       i.detail, i.processor_event_id, i.created_at
+     FROM reconciliation_items i LEFT JOIN payments p ON p.id = i.payment_id
+     WHERE i.resolved_at IS NULL ORDER BY i.id LIMIT $1`,
+    [limit],
+  );
+}
+
+/** Closes an item with the operator's note; false when it was already closed or never existed. */
+export async function resolveItem(q: Queryable, itemId: string, note: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE reconciliation_items SET resolved_at = now(), resolution_note = $2
+     WHERE id = $1::bigint AND resolved_at IS NULL RETURNING id`,
+    [itemId, note],
+  );
+  return rows.length === 1;
+}
+
+export interface RunRow {
+  id: string;
+  status: "running" | "finished";
+  since: Date;
+  until: Date;
+  checked: number;
+  repaired: number;
+  drifts: number;
+  requested_by: string;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+/** A new run; false when its scheduled slot was taken by another instance. */
+export async function insertRun(
+  q: Queryable,
+  run: { id: string; since: Date; until: Date; requestedBy: string; scheduleSlot: number | null },
+): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO reconciliation_runs (id, status, since, until, requested_by, schedule_slot)
+     VALUES ($1, 'running', $2, $3, $4, $5) ON CONFLICT (schedule_slot) DO NOTHING RETURNING id`,
+    [run.id, run.since, run.until, run.requestedBy, run.scheduleSlot],
+  );
+  return rows.length === 1;
+}
+
+export async function recordRunProgress(
+  q: Queryable,
+  runId: string,
+  figures: { checked: number; repaired: number; drifts: number },
+  finished: boolean,
+): Promise<void> {
+  await q.query(
+    `UPDATE reconciliation_runs SET checked = $2, repaired = $3, drifts = $4,
+       status = CASE WHEN $5::boolean THEN 'finished' ELSE status END,
+       finished_at = CASE WHEN $5::boolean THEN now() ELSE finished_at END
+     WHERE id = $1`,
+    [runId, figures.checked, figures.repaired, figures.drifts, finished],
+  );
+}
+
+export async function findRun(q: Queryable, runId: string): Promise<RunRow | undefined> {
+  const [row] = await q.query<RunRow>("SELECT * FROM reconciliation_runs WHERE id = $1", [runId]);
+  return row;
+}
+
+/**
+ * Payments a run compares, by id after `afterId`: those that existed before `until` and changed
+ * (or were created) since `since`. A payment's updated_at is never before its created_at.
+ */
+export function paymentsChangedBetween(
+  q: Queryable,
+  window: { since: Date; until: Date },
+  afterId: string | null,
+  limit: number,
+): Promise<PaymentRow[]> {
+  return q.query<PaymentRow>(
+    `SELECT * FROM payments
+     WHERE updated_at >= $1 AND created_at < $2 AND processor_checkout_id IS NOT NULL
+       AND ($3::uuid IS NULL OR id > $3)
+     ORDER BY id LIMIT $4`,
+    [window.since, window.until, afterId, limit],
+  );
+}
+
+/** The payment went through `disputed` at some point. */
+export async function hasBeenDisputed(q: Queryable, paymentId: string): Promise<boolean> {
+  const rows = await q.query(
+    "SELECT 1 FROM payment_status_changes WHERE payment_id = $1 AND to_status = 'disputed' LIMIT 1",
+    [paymentId],
+  );
+  return rows.length > 0;
+}

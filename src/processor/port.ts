@@ -1,0 +1,136 @@
+// The processor as the payments module needs it, in neutral terms: open a checkout, look a payment
+// up, expire a checkout, refund, and read a verified event as an action. An adapter (Stripe today)
+// maps its own API onto this; nothing outside its folder names a processor's types.
+
+/** ISO 4217, lowercase. */
+export type Currency = string;
+
+export interface CheckoutRequest {
+  transactionId: string;
+  amount: number;
+  currency: Currency;
+  customerEmail: string;
+  /** Where the processor sends the customer back: always our own /return/:token URLs. */
+  returnUrl: string;
+  expiresAt: Date;
+  /** The same key for the same payment, so a retried call never opens two checkouts. */
+  idempotencyKey: string;
+}
+
+export interface Checkout {
+  id: string;
+  url: string;
+  status: "open" | "complete" | "expired";
+  /** The processor took the customer's money. */
+  paid: boolean;
+  /** The processor's id of the payment made through this checkout, once there is one. */
+  paymentRef: string | null;
+}
+
+export type ProcessorRefundStatus = "pending" | "succeeded" | "failed";
+
+export interface ProcessorRefund {
+  id: string;
+  amount: number;
+  status: ProcessorRefundStatus;
+  /** Our refund id, as we gave it to the processor: a hint, never proof. */
+  refundIdHint: string | null;
+}
+
+export interface ProcessorDispute {
+  id: string;
+  status: "open" | "won" | "lost";
+}
+
+/** What the processor knows of one payment: the truth a reconciliation run compares with. */
+export interface ProcessorPayment {
+  ref: string;
+  amount: number;
+  currency: string;
+  amountRefunded: number;
+  refunds: ProcessorRefund[];
+  disputes: ProcessorDispute[];
+}
+
+/** What the processor says happened to a payment, in our terms. */
+export type ProcessorAction =
+  | { kind: "paid" }
+  | { kind: "failed" }
+  | { kind: "expired" }
+  /** amountRefunded is the cumulative total, so an older event carries a smaller figure. */
+  | { kind: "refunded"; amountRefunded: number }
+  | { kind: "disputed" }
+  | { kind: "dispute_closed"; outcome: "won" | "lost" }
+  /** One refund's state at the processor: settles a refund of ours that was left pending. */
+  | { kind: "refund_settled"; refund: ProcessorRefund };
+
+/** A verified processor event, reduced to what identifies the payment and what happened to it. */
+export interface ProcessorEvent {
+  id: string;
+  type: string;
+  /** Null for events the service does not act on: acknowledged and ignored. */
+  action: ProcessorAction | null;
+  checkoutId: string | null;
+  paymentRef: string | null;
+  /** The transaction id the processor carries for us (metadata): a hint, never proof. */
+  transactionIdHint: string | null;
+  /** Minor units and lowercase currency of the payment the event is about, when it says. */
+  amount: number | null;
+  currency: string | null;
+}
+
+export interface RefundRequest {
+  paymentRef: string;
+  amount: number;
+  reason: "requested_by_customer" | "duplicate" | "fraudulent" | null;
+  /** Our refund id, given to the processor so its events and lists name it. */
+  refundId: string;
+  transactionId: string;
+  /** The same for every attempt of one refund, so the processor carries it out at most once. */
+  idempotencyKey: string;
+}
+
+export interface ProcessorAdapter {
+  /** The name payments carry in their `processor` column and the intake path carries. */
+  readonly name: string;
+  createCheckout(request: CheckoutRequest): Promise<Checkout>;
+  /** Throws CheckoutNotFoundError when the processor has no such checkout. */
+  lookUpCheckout(checkoutId: string): Promise<Checkout>;
+  /** Closes an open checkout; one already complete or expired is returned as it is. */
+  expireCheckout(checkoutId: string): Promise<Checkout>;
+  /** Null when the processor has no such payment. */
+  lookUpPayment(paymentRef: string): Promise<ProcessorPayment | null>;
+  /** The transaction id a processor payment carries; null when there is no such payment. */
+  transactionIdOf(paymentRef: string): Promise<string | null>;
+  /**
+   * Asks for a refund. Resolves when the processor accepted it; throws ProcessorRefusedError
+   * when it definitely refused, ProcessorUnavailableError when the outcome is unknown.
+   */
+  refund(request: RefundRequest, deadlineMs: number): Promise<ProcessorRefund>;
+  lookUpRefund(processorRefundId: string): Promise<ProcessorRefund | null>;
+  /** Verifies the signature over the raw body and reads the event; throws InvalidEventError. */
+  parseEvent(
+    rawBody: Buffer,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): ProcessorEvent;
+}
+
+/** The processor could not be asked, or did not answer: what it did is unknown. */
+export class ProcessorUnavailableError extends Error {
+  override readonly name = "ProcessorUnavailableError";
+}
+
+/** The processor answered with a definite refusal: nothing was carried out. */
+export class ProcessorRefusedError extends Error {
+  override readonly name = "ProcessorRefusedError";
+}
+
+/** The processor has no checkout with this id (forgotten, or never ours). */
+export class CheckoutNotFoundError extends Error {
+  override readonly name = "CheckoutNotFoundError";
+}
+
+/** A processor event whose signature or shape does not check out. */
+export class InvalidEventError extends Error {
+  override readonly name = "InvalidEventError";
+}

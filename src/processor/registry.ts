@@ -1,0 +1,29 @@
+import type { ProcessorAdapter } from "./port.ts";
+
+/**
+ * The processors this installation talks to, by the name payments carry in their `processor`
+ * column. New payments go to the default one; every later call goes to the payment's own, so a
+ * second processor is one more adapter here, not an edit across the payments module.
+ */
+export class ProcessorRegistry {
+  private readonly adapters = new Map<string, ProcessorAdapter>();
+
+  constructor(
+    readonly defaultAdapter: ProcessorAdapter,
+    others: readonly ProcessorAdapter[] = [],
+  ) {
+    for (const adapter of [defaultAdapter, ...others]) this.adapters.set(adapter.name, adapter);
+  }
+
+  /** The adapter of a stored payment; an unknown name is a configuration error, not input. */
+  of(name: string): ProcessorAdapter {
+    const adapter = this.adapters.get(name);
+    if (!adapter) throw new Error(`no processor adapter named "${name}" is configured`);
+    return adapter;
+  }
+
+  /** For the intake route: an unknown name in a URL is simply not found. */
+  find(name: string): ProcessorAdapter | undefined {
+    return this.adapters.get(name);
+  }
+}

@@ -1,0 +1,232 @@
+import Stripe from "stripe";
+import {
+  type Checkout,
+  CheckoutNotFoundError,
+  type CheckoutRequest,
+  InvalidEventError,
+  type ProcessorAdapter,
+  type ProcessorDispute,
+  type ProcessorRefund,
+  ProcessorRefusedError,
+  ProcessorUnavailableError,
+} from "../port.ts";
+import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
+
+export interface StripeAdapterOptions {
+  secretKey: string;
+  webhookSecret: string;
+  /** Any Stripe-compatible endpoint (the sandbox, a mock); unset means api.stripe.com. */
+  apiUrl?: string | undefined;
+  timeoutMs?: number;
+}
+
+// Stripe rejects events signed more than this long ago, guarding against replays of old captures.
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+function toCheckout(session: Stripe.Checkout.Session): Checkout {
+  return {
+    id: session.id,
+    url: session.url ?? "",
+    status: session.status === "complete" ? "complete" : session.status === "expired" ? "expired" : "open",
+    paid: session.payment_status === "paid",
+    paymentRef: idOf(session.payment_intent),
+  };
+}
+
+function disputeStatusOf(status: Stripe.Dispute.Status): ProcessorDispute["status"] {
+  if (status === "won" || status === "warning_closed") return "won";
+  if (status === "lost") return "lost";
+  return "open";
+}
+
+/** Stripe's "no such object": 404 resource_missing. */
+const isMissing = (error: unknown): boolean =>
+  error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
+
+/**
+ * A definite answer is a 4xx other than 409 (a concurrent request with the key) and 429 (not
+ * carried out, but asking later is right). Timeouts, lost connections and 5xx say nothing about
+ * what the processor did.
+ */
+function isDefiniteRefusal(error: unknown): boolean {
+  if (!(error instanceof Stripe.errors.StripeError)) return false;
+  if (error instanceof Stripe.errors.StripeConnectionError) return false;
+  const status = error.statusCode;
+  return status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429;
+}
+
+/** Any failure to talk to the processor, as the neutral unavailable error. */
+async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof CheckoutNotFoundError) throw error;
+    throw new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
+  const endpoint = options.apiUrl ? new URL(options.apiUrl) : undefined;
+  const stripe = new Stripe(options.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: options.timeoutMs ?? 20000,
+    telemetry: false,
+    ...(endpoint && {
+      host: endpoint.hostname,
+      port: endpoint.port || (endpoint.protocol === "https:" ? 443 : 80),
+      protocol: endpoint.protocol === "https:" ? "https" : "http",
+    }),
+  });
+
+  const retrieveCheckout = async (checkoutId: string) => {
+    try {
+      return toCheckout(await stripe.checkout.sessions.retrieve(checkoutId));
+    } catch (error) {
+      if (isMissing(error)) throw new CheckoutNotFoundError(`checkout ${checkoutId} does not exist`);
+      throw error;
+    }
+  };
+
+  return {
+    name: "stripe",
+    createCheckout: (request: CheckoutRequest) =>
+      ask("checkout create", async () =>
+        toCheckout(
+          await stripe.checkout.sessions.create(
+            {
+              mode: "payment",
+              line_items: [
+                {
+                  quantity: 1,
+                  price_data: {
+                    currency: request.currency,
+                    unit_amount: request.amount,
+                    product_data: { name: "Payment" },
+                  },
+                },
+              ],
+              customer_email: request.customerEmail,
+              expires_at: Math.floor(request.expiresAt.getTime() / 1000),
+              success_url: request.returnUrl,
+              cancel_url: request.returnUrl,
+              // Only our id: the merchant's URLs, metadata and webhook never reach the processor.
+              metadata: { transactionId: request.transactionId },
+              payment_intent_data: { metadata: { transactionId: request.transactionId } },
+            },
+            { idempotencyKey: request.idempotencyKey },
+          ),
+        ),
+      ),
+    lookUpCheckout: (checkoutId) => ask("checkout retrieve", () => retrieveCheckout(checkoutId)),
+    expireCheckout: (checkoutId) =>
+      ask("checkout expire", async () => {
+        try {
+          return toCheckout(await stripe.checkout.sessions.expire(checkoutId));
+        } catch (error) {
+          if (isMissing(error)) throw new CheckoutNotFoundError(`checkout ${checkoutId} does not exist`);
+          // Stripe refuses to expire a session that is no longer open; report its real state instead.
+          if (error instanceof Stripe.errors.StripeInvalidRequestError) return retrieveCheckout(checkoutId);
+          throw error;
+        }
+      }),
+    lookUpPayment: (paymentRef) =>
+      ask("payment look-up", async () => {
+        let intent: Stripe.PaymentIntent;
+        try {
+          intent = await stripe.paymentIntents.retrieve(paymentRef);
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+        const chargeId = idOf(intent.latest_charge);
+        const [charge, refunds, disputes] = await Promise.all([
+          chargeId ? stripe.charges.retrieve(chargeId) : null,
+          stripe.refunds.list({ payment_intent: paymentRef, limit: 100 }),
+          stripe.disputes.list({ payment_intent: paymentRef, limit: 100 }),
+        ]);
+        return {
+          ref: intent.id,
+          amount: intent.amount,
+          currency: intent.currency,
+          amountRefunded: charge?.amount_refunded ?? 0,
+          refunds: refunds.data.map(toProcessorRefund),
+          disputes: disputes.data.map((dispute) => ({
+            id: dispute.id,
+            status: disputeStatusOf(dispute.status),
+          })),
+        };
+      }),
+    transactionIdOf: (paymentRef) =>
+      ask("payment retrieve", async () => {
+        try {
+          const intent = await stripe.paymentIntents.retrieve(paymentRef);
+          return intent.metadata.transactionId ?? null;
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+      }),
+    async refund(request, deadlineMs): Promise<ProcessorRefund> {
+      const call = stripe.refunds.create(
+        {
+          payment_intent: request.paymentRef,
+          amount: request.amount,
+          ...(request.reason && { reason: request.reason }),
+          metadata: { refundId: request.refundId, transactionId: request.transactionId },
+        },
+        { idempotencyKey: request.idempotencyKey, timeout: deadlineMs },
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(
+          () => reject(new ProcessorUnavailableError(`no answer to the refund within ${deadlineMs} ms`)),
+          deadlineMs,
+        );
+      });
+      // An answer after the deadline is dropped here; asking again under the same key settles it.
+      call.catch(() => {});
+      try {
+        return toProcessorRefund(await Promise.race([call, deadline]));
+      } catch (error) {
+        if (error instanceof ProcessorUnavailableError) throw error;
+        if (isDefiniteRefusal(error)) {
+          throw new ProcessorRefusedError(`processor refused the refund: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+        throw new ProcessorUnavailableError(`refund outcome unknown: ${(error as Error).message}`, {
+          cause: error,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    lookUpRefund: (processorRefundId) =>
+      ask("refund retrieve", async () => {
+        try {
+          return toProcessorRefund(await stripe.refunds.retrieve(processorRefundId));
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+      }),
+    parseEvent: (rawBody, headers) => {
+      const signature = headers["stripe-signature"];
+      if (typeof signature !== "string") throw new InvalidEventError("missing Stripe-Signature header");
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          signature,
+          options.webhookSecret,
+          SIGNATURE_TOLERANCE_SECONDS,
+        );
+      } catch (error) {
+        throw new InvalidEventError((error as Error).message, { cause: error });
+      }
+      return { id: event.id, type: event.type, ...interpretStripeEvent(event) };
+    },
+  };
+}

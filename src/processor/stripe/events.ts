@@ -1,0 +1,106 @@
+import type Stripe from "stripe";
+import type { ProcessorEvent, ProcessorRefund, ProcessorRefundStatus } from "../port.ts";
+
+export const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  typeof value === "string" ? value : (value?.id ?? null);
+
+/** Stripe's refund statuses in ours: canceled and failed refunds gave nothing back. */
+export function refundStatusOf(status: string | null): ProcessorRefundStatus {
+  if (status === "succeeded") return "succeeded";
+  if (status === "failed" || status === "canceled") return "failed";
+  return "pending";
+}
+
+export function toProcessorRefund(refund: Stripe.Refund): ProcessorRefund {
+  return {
+    id: refund.id,
+    amount: refund.amount,
+    status: refundStatusOf(refund.status),
+    refundIdHint: refund.metadata?.refundId ?? null,
+  };
+}
+
+type EventFields = Omit<ProcessorEvent, "id" | "type">;
+
+const NONE: EventFields = {
+  action: null,
+  checkoutId: null,
+  paymentRef: null,
+  transactionIdHint: null,
+  amount: null,
+  currency: null,
+};
+
+/** Stripe's events mapped to neutral actions; events we do not act on carry none. */
+export function interpretStripeEvent(event: Stripe.Event): EventFields {
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded":
+    case "checkout.session.async_payment_failed":
+    case "checkout.session.expired": {
+      const session = event.data.object;
+      const fields = {
+        checkoutId: session.id,
+        paymentRef: event.type === "checkout.session.expired" ? null : idOf(session.payment_intent),
+        transactionIdHint: session.metadata?.transactionId ?? null,
+        amount: session.amount_total ?? null,
+        currency: session.currency ?? null,
+      };
+      if (event.type === "checkout.session.expired") return { ...fields, action: { kind: "expired" } };
+      if (event.type === "checkout.session.async_payment_failed")
+        return { ...fields, action: { kind: "failed" } };
+      // Async payment methods complete the session unpaid and settle later.
+      return { ...fields, action: session.payment_status === "paid" ? { kind: "paid" } : null };
+    }
+    case "payment_intent.payment_failed": {
+      const intent = event.data.object;
+      return {
+        ...NONE,
+        action: { kind: "failed" },
+        paymentRef: intent.id,
+        transactionIdHint: intent.metadata?.transactionId ?? null,
+        amount: intent.amount ?? null,
+        currency: intent.currency ?? null,
+      };
+    }
+    case "charge.refunded": {
+      const charge = event.data.object;
+      return {
+        ...NONE,
+        action: { kind: "refunded", amountRefunded: charge.amount_refunded },
+        paymentRef: idOf(charge.payment_intent),
+        transactionIdHint: charge.metadata?.transactionId ?? null,
+        amount: charge.amount ?? null,
+        currency: charge.currency ?? null,
+      };
+    }
+    case "refund.created":
+    case "refund.updated":
+    case "refund.failed":
+    case "charge.refund.updated": {
+      const refund = event.data.object;
+      // The refund's own amount is checked against our refund, not against the payment's.
+      return {
+        ...NONE,
+        action: { kind: "refund_settled", refund: toProcessorRefund(refund) },
+        paymentRef: idOf(refund.payment_intent),
+        transactionIdHint: refund.metadata?.transactionId ?? null,
+        currency: refund.currency ?? null,
+      };
+    }
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      const fields = {
+        ...NONE,
+        paymentRef: idOf(dispute.payment_intent),
+        currency: dispute.currency ?? null,
+      };
+      if (event.type === "charge.dispute.created") return { ...fields, action: { kind: "disputed" } };
+      const outcome = dispute.status === "won" ? "won" : dispute.status === "lost" ? "lost" : null;
+      return outcome ? { ...fields, action: { kind: "dispute_closed", outcome } } : fields;
+    }
+    default:
+      return NONE;
+  }
+}

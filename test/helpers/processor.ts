@@ -1,0 +1,22 @@
+import { type ProcessorAdapter, ProcessorUnavailableError } from "../../src/processor/port.ts";
+
+/** A processor adapter that answers nothing (every call fails as unreachable) unless told otherwise. */
+export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}): ProcessorAdapter {
+  const down = async (): Promise<never> => {
+    throw new ProcessorUnavailableError("connection refused");
+  };
+  return {
+    name: "stripe",
+    createCheckout: down,
+    lookUpCheckout: down,
+    expireCheckout: down,
+    lookUpPayment: down,
+    transactionIdOf: down,
+    refund: down,
+    lookUpRefund: down,
+    parseEvent: () => {
+      throw new Error("no events");
+    },
+    ...overrides,
+  };
+}
