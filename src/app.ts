@@ -11,7 +11,7 @@ import { accountPages } from "./account-pages/pages.ts";
 import accountAdminRoutes from "./accounts/routes/admin.ts";
 import { AccountsService } from "./accounts/service.ts";
 import checkoutRoutes from "./checkout/routes.ts";
-import { type Config, ConfigError } from "./config.ts";
+import { type Config, ConfigError, MIN_ADMIN_TOKEN_LENGTH } from "./config.ts";
 import groupPages from "./console/groups.ts";
 import operationsPages from "./console/operations.ts";
 import developerPages from "./dashboard/developers.ts";
@@ -263,9 +263,19 @@ async function registerRoutes(
     await web.register(accountPages, { accounts, kind: "operator" });
     await web.register(async (dashboard) => {
       dashboard.addHook("preValidation", requireSignIn(accounts, "merchant"));
+      // Actions that make the service send webhooks are limited per group, as on the API.
+      await dashboard.register(rateLimit, {
+        global: false,
+        hook: "preHandler",
+        keyGenerator: (request) => request.principal?.groupId ?? request.ip,
+        ...(redis && { store: resilientStore(redis, "checkout-page-rate-limit:") }),
+        skipOnError: true,
+        errorResponseBuilder: (_request, context) =>
+          new ApiError("RATE_LIMIT_EXCEEDED", `Too many requests; retry in ${context.after}`),
+      });
       await dashboard.register(overviewPage, { queries: payments.queries });
       await dashboard.register(paymentListPages, { queries: payments.queries });
-      await dashboard.register(paymentDetailPages, { payments, webhooks, accounts });
+      await dashboard.register(paymentDetailPages, { payments, webhooks });
       await dashboard.register(developerPages, { merchants, webhooks, accounts });
       await dashboard.register(userPages, { accounts });
     });
@@ -357,7 +367,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const db = await openAndMigrate(config, app.log, options.db);
   const stoppers: (() => Promise<void>)[] = [];
   try {
-    const admin = new AdminAuthenticator(db, config.adminToken);
+    const admin = new AdminAuthenticator(db, config.adminToken, config.authFailuresPerMinute);
+    if (config.adminToken !== undefined && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+      app.log.warn(
+        `ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: anyone who guesses it controls every group. ` +
+          "Leave it unset to have a strong one generated (PROCESSOR=stripe refuses to start with it).",
+      );
+    }
     await admin.start();
     stoppers.push(() => admin.stop());
 

@@ -42,6 +42,9 @@ export interface Config {
   reconcileIntervalHours: number;
   shutdownGraceMs: number;
   logLevel: string;
+  /** SMTP server for invites and password resets (smtp:// or smtps://); unset: links are only shown. */
+  smtpUrl: string | undefined;
+  smtpFrom: string;
   /** Fastify's trustProxy: whose X-Forwarded-For/-Proto to believe (client address, https). */
   trustProxy: boolean | number | string;
 }
@@ -54,6 +57,9 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Shorter admin tokens are refused with PROCESSOR=stripe and warned about in the sandbox. */
+export const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 // Stripe accepts checkout sessions that live from 30 minutes to 24 hours.
 const STRIPE_TTL_SECONDS = { min: 1800, max: 86400 };
@@ -161,6 +167,8 @@ export const ENVIRONMENT_VARIABLES = [
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
   "TRUST_PROXY",
+  "SMTP_URL",
+  "SMTP_FROM",
 ] as const;
 
 /** Every setting, read and checked once; the first bad one stops the start with its own line. */
@@ -180,6 +188,15 @@ export function loadConfig(env: Env = process.env): Config {
       `${ttlRange.min} to ${ttlRange.max} with PROCESSOR=stripe (Stripe's limits for a checkout session)`,
     );
   }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  // A guessable admin token is a key to every group: refused where real money moves.
+  if (processor === "stripe" && adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw bad(
+      "ADMIN_TOKEN",
+      "[hidden]",
+      `at least ${MIN_ADMIN_TOKEN_LENGTH} characters with PROCESSOR=stripe (or unset, to have one generated)`,
+    );
+  }
   const host = env.HOST || "127.0.0.1";
   if (/\s|\//.test(host)) throw bad("HOST", host, "an address to listen on, e.g. 127.0.0.1 or 0.0.0.0");
   return {
@@ -194,7 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseLockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 5_000, 50, 600_000),
     dataDir: env.DATA_DIR || "./data",
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
-    adminToken: env.ADMIN_TOKEN || undefined,
+    adminToken,
     metricsToken: env.METRICS_TOKEN || undefined,
     processor,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
@@ -224,13 +241,19 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,
+    smtpFrom: env.SMTP_FROM || `Checkout <no-reply@${new URL(publicUrl).hostname}>`,
   };
 }
 
-/** Unset: believe no forwarded header. "true", a hop count, or the proxies' addresses/CIDRs. */
+/**
+ * Unset: believe no forwarded header. "true" means one proxy (the nearest hop), never "believe any
+ * X-Forwarded-For", which would let a client choose its own address and host. Else a hop count, or
+ * the proxies' addresses/CIDRs.
+ */
 function trustProxy(value: string | undefined): boolean | number | string {
   if (!value) return false;
-  if (value === "true") return true;
+  if (value === "true") return 1;
   if (/^\d{1,2}$/.test(value)) return Number(value);
   if (/^[0-9a-fA-F:./]+(\s*,\s*[0-9a-fA-F:./]+)*$/.test(value)) return value;
   throw bad(
@@ -238,6 +261,17 @@ function trustProxy(value: string | undefined): boolean | number | string {
     value,
     'true, a number of proxy hops, or the proxies\' addresses (e.g. "10.0.0.0/8,127.0.0.1")',
   );
+}
+
+function smtpUrl(raw: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (parsed?.protocol !== "smtp:" && parsed?.protocol !== "smtps:") {
+    throw new ConfigError("SMTP_URL is not valid: expected smtp://user:password@host:587 or smtps://…:465");
+  }
+  return raw;
 }
 
 function redisUrl(raw: string): string {

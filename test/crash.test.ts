@@ -19,7 +19,7 @@ import { createSandbox, type Sandbox } from "../src/sandbox/app.ts";
 import { startProcess } from "./helpers/process.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const ADMIN_TOKEN = "adm_crash_test_token";
+const ADMIN_TOKEN = "adm_crash_test_token_long_enough";
 const WEBHOOK_SECRET = "whsec_crash_test";
 
 /** Forwards to the sandbox, except that it can hold session creates until told otherwise. */

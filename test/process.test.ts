@@ -89,6 +89,12 @@ describe("the service as a process", () => {
     const keys = JSON.parse((await cli("keys", "create", created.groupId)).stdout);
     await cli("keys", "revoke", keys.publicKey);
     assert.deepEqual(JSON.parse((await cli("reconciliation")).stdout), []);
+    const reconciled = JSON.parse(
+      (await cli("reconcile", "--since", new Date(Date.now() - 3_600_000).toISOString())).stdout,
+    );
+    assert.equal(reconciled.status, "finished");
+    assert.deepEqual([reconciled.repaired, reconciled.drifts], [0, 0]);
+    assert.equal(typeof reconciled.checked, "number");
     const recovered = JSON.parse(
       (await cli("deliveries", "recover", "--since", "2026-01-01T00:00:00Z")).stdout,
     );

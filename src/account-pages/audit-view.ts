@@ -14,7 +14,7 @@ function auditTable(rows: readonly AuditRow[], olderHref: (beforeId: string) => 
 ${rows.map(
   (
     row,
-  ) => html`<tr><td>${time(row.created_at)}</td><td>${row.actor}</td><td class="mono">${row.action}</td><td class="mono">${row.target ?? ""}</td>
+  ) => html`<tr data-id="${row.id}"><td>${time(row.created_at)}</td><td>${row.actor}</td><td class="mono">${row.action}</td><td class="mono">${row.target ?? ""}</td>
 <td class="mono">${row.detail === null ? "" : JSON.stringify(row.detail)}</td><td>${row.address ?? ""}</td>${showGroup ? html`<td class="mono">${row.group_id ?? "—"}</td>` : ""}</tr>`,
 )}</tbody></table></div>
 ${rows.length === 0 ? html`<p class="muted">No entries.</p>` : ""}

@@ -27,6 +27,7 @@ const sessionParams = {
 async function signInto(request: FastifyRequest, principal: Principal): Promise<void> {
   await request.session.regenerate();
   request.session.accountId = principal.accountId;
+  request.session.signingIn = true;
   request.session.address = request.ip;
   request.session.userAgent = String(request.headers["user-agent"] ?? "").slice(0, 300);
 }
@@ -212,7 +213,8 @@ ${sessions.map(
         );
         setFlash(request, { kind: "ok", text: "Password changed. Every other session is signed out." });
       } catch (error) {
-        if ((error as { code?: string }).code !== "INVALID_REQUEST") throw error;
+        const code = (error as { code?: string }).code;
+        if (code !== "INVALID_REQUEST" && code !== "RATE_LIMIT_EXCEEDED") throw error;
         setFlash(request, { kind: "error", text: (error as Error).message });
       }
       return reply.redirect(`${base}/account`, 303);

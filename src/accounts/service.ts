@@ -9,23 +9,25 @@ import { decoyHash, hashPassword, passwordMatches, passwordProblem } from "./pas
 import {
   type AccountKind,
   type AccountRow,
-  clearSignInFailures,
   countOwnersForUpdate,
-  countRecentFailuresFromAddress,
   deleteAccountWebSession,
   deleteOtherWebSessions,
   findAccount,
   findAccountByEmail,
   findOpenInvite,
-  findSignInLock,
+  giveBackPasswordCheck,
   insertAccount,
   insertInvite,
   listGroupAccounts,
   listWebSessions,
   type Role,
-  recordSignInFailure,
+  rebindWebSession,
   removeAccount,
+  resetPasswordChecks,
+  revokeOpenInvites,
+  setFirstPassword,
   setPasswordHash,
+  takePasswordCheck,
   updateRole,
   useInvite,
 } from "./store.ts";
@@ -35,10 +37,13 @@ export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 
 /** DESIGN §5: single use, 72 hours. */
 const INVITE_TTL_SECONDS = 72 * 3600;
-/** DESIGN §5: 10 failed sign-ins for one account within 15 minutes lock it for 15 minutes. */
-const SIGN_IN_LIMIT = { failures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
-/** Per address, across accounts: enough for an office behind one NAT, not for a password spray. */
-const ADDRESS_FAILURE_LIMIT = 100;
+/**
+ * DESIGN §5 and §6: at most 10 password checks per account in 15 minutes (then 15 minutes locked),
+ * however many arrive at once; per client address, across accounts, 100 (enough for an office
+ * behind one NAT, not for a password spray). A check that succeeds is given back.
+ */
+const ACCOUNT_CHECKS = { limit: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
+const ADDRESS_CHECKS = { limit: 100, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 
 /** Who is signed in, as every page sees it. */
 export interface Principal {
@@ -67,8 +72,18 @@ const toPrincipal = (row: AccountRow): Principal => ({
   role: row.role,
 });
 
-/** The key sign-in throttling counts under: the account as typed, known or not. */
-const throttleKey = (kind: AccountKind, email: string) => `${kind}:${email.trim().toLowerCase()}`;
+/**
+ * An e-mail address as the service compares it: one account however it is cased or written
+ * (NFKC). Look-ups, uniqueness and throttling all use this form, computed here and only here.
+ */
+export const canonicalEmail = (email: string): string => email.trim().normalize("NFKC").toLowerCase();
+
+/** The budget of password checks an account (known or not) spends from. */
+const accountBudget = (kind: AccountKind, email: string) => ({
+  key: `${kind}:${canonicalEmail(email)}`,
+  ...ACCOUNT_CHECKS,
+});
+const addressBudget = (address: string) => ({ key: `address:${address}`, ...ADDRESS_CHECKS });
 
 /** Merchant users and operators: invites, passwords, sign-in, sessions and the audit log. */
 export class AccountsService {
@@ -108,7 +123,9 @@ export class AccountsService {
     const passwordHash = await hashPassword(password);
     return this.db.transaction(async (tx) => {
       if (!(await useInvite(tx, hexDigest(token)))) throw notFound("Invite");
-      await setPasswordHash(tx, account.id, passwordHash);
+      // Only an account without a password takes one from an invite; every other link dies.
+      if (!(await setFirstPassword(tx, account.id, passwordHash))) throw notFound("Invite");
+      await revokeOpenInvites(tx, account.id);
       await insertAuditEntry(tx, {
         groupId: account.group_id,
         actor: actorName(kind, account.email),
@@ -122,44 +139,44 @@ export class AccountsService {
   }
 
   /**
-   * DESIGN §5: after 10 failures for one account in 15 minutes, sign-in is refused for 15
-   * minutes even with the right password. Unknown accounts are throttled and timed the same.
+   * DESIGN §5 and §6: the account's and the address's budgets are taken before the password is
+   * checked, in one statement each, so parallel guesses get no more checks than the limit; past
+   * it, sign-in is refused even with the right password. Unknown accounts are throttled and timed
+   * the same.
    */
   async signIn(kind: AccountKind, email: string, password: string, address: string): Promise<SignInResult> {
-    const key = throttleKey(kind, email);
-    const lockedUntil = await findSignInLock(this.db, key);
-    if (lockedUntil) return { outcome: "throttled", until: lockedUntil };
-    if (
-      (await countRecentFailuresFromAddress(this.db, address, SIGN_IN_LIMIT.windowSeconds)) >=
-      ADDRESS_FAILURE_LIMIT
-    ) {
-      return { outcome: "throttled", until: new Date(Date.now() + SIGN_IN_LIMIT.lockSeconds * 1000) };
+    const account = accountBudget(kind, email);
+    const accountCheck = await takePasswordCheck(this.db, account);
+    if (!accountCheck.taken) return { outcome: "throttled", until: accountCheck.until };
+    const fromAddress = addressBudget(address);
+    const addressCheck = await takePasswordCheck(this.db, fromAddress);
+    if (!addressCheck.taken) {
+      await giveBackPasswordCheck(this.db, account.key, account.limit);
+      return { outcome: "throttled", until: addressCheck.until };
     }
-    const account = await findAccountByEmail(this.db, kind, email.trim());
-    const matches = await passwordMatches(password, account?.password_hash ?? (await decoyHash()));
-    if (!account?.password_hash || !matches) {
-      const locked = await recordSignInFailure(this.db, {
-        account: key,
-        address,
-        limit: SIGN_IN_LIMIT.failures,
-        windowSeconds: SIGN_IN_LIMIT.windowSeconds,
-        lockSeconds: SIGN_IN_LIMIT.lockSeconds,
-      });
+    const row = await findAccountByEmail(this.db, kind, canonicalEmail(email));
+    const matches = await passwordMatches(password, row?.password_hash ?? (await decoyHash()));
+    if (!row?.password_hash || !matches) {
       await this.audit(
-        account?.group_id ?? null,
+        row?.group_id ?? null,
         "account.sign_in_failed",
-        key,
-        locked ? { locked: true } : null,
+        account.key,
+        accountCheck.last ? { locked: true } : null,
         { actor: actorName(kind, email.trim()), address },
       );
-      return locked ? { outcome: "throttled", until: locked } : { outcome: "wrong_credentials" };
+      // The failure that used the account's last check locks it from now on.
+      if (accountCheck.last) {
+        return { outcome: "throttled", until: new Date(Date.now() + account.lockSeconds * 1000) };
+      }
+      return { outcome: "wrong_credentials" };
     }
-    await clearSignInFailures(this.db, key);
-    await this.audit(account.group_id, "account.signed_in", account.id, null, {
-      actor: actorName(kind, account.email),
+    await resetPasswordChecks(this.db, account.key);
+    await giveBackPasswordCheck(this.db, fromAddress.key, fromAddress.limit);
+    await this.audit(row.group_id, "account.signed_in", row.id, null, {
+      actor: actorName(kind, row.email),
       address,
     });
-    return { outcome: "signed_in", principal: toPrincipal(account) };
+    return { outcome: "signed_in", principal: toPrincipal(row) };
   }
 
   /** The signed-in account as it is now: a removed account or a changed role takes effect at once. */
@@ -176,20 +193,34 @@ export class AccountsService {
     keepSessionIdHash: string,
     address: string,
   ): Promise<void> {
+    const problem = passwordProblem(next);
+    if (problem) throw new ApiError("INVALID_REQUEST", problem);
+    // The same budget as sign-in: a stolen session cannot guess the password either.
+    const budget = accountBudget(principal.kind, principal.email);
+    const check = await takePasswordCheck(this.db, budget);
+    if (!check.taken) {
+      const minutes = Math.max(1, Math.ceil((check.until.getTime() - Date.now()) / 60_000));
+      throw new ApiError("RATE_LIMIT_EXCEEDED", `Too many wrong passwords. Try again in ${minutes} minutes.`);
+    }
     const account = await findAccount(this.db, principal.accountId);
     if (!account?.password_hash || !(await passwordMatches(current, account.password_hash))) {
       throw new ApiError("INVALID_REQUEST", "The current password is not right.");
     }
-    const problem = passwordProblem(next);
-    if (problem) throw new ApiError("INVALID_REQUEST", problem);
+    await resetPasswordChecks(this.db, budget.key);
     const passwordHash = await hashPassword(next);
     await this.db.transaction(async (tx) => {
       await setPasswordHash(tx, account.id, passwordHash);
+      // Every other session ends for good (bound to the old password); this one moves to the new.
       await deleteOtherWebSessions(tx, account.id, keepSessionIdHash);
-    });
-    await this.audit(principal.groupId, "account.password_changed", principal.accountId, null, {
-      actor: actorOf(principal),
-      address,
+      await rebindWebSession(tx, account.id, keepSessionIdHash);
+      await insertAuditEntry(tx, {
+        groupId: principal.groupId,
+        action: "account.password_changed",
+        target: principal.accountId,
+        detail: null,
+        actor: actorOf(principal),
+        address,
+      });
     });
   }
 
@@ -296,13 +327,16 @@ export class AccountsService {
         groupId,
         role,
         email: email.trim(),
+        emailCanonical: canonicalEmail(email),
       });
-      const existing = inserted ?? (await findAccountByEmail(tx, kind, email.trim()));
+      const existing = inserted ?? (await findAccountByEmail(tx, kind, canonicalEmail(email)));
       // Sending an invite again is fine until it is accepted, and only within the same group.
       if (!existing || (!inserted && (existing.password_hash !== null || existing.group_id !== groupId))) {
         throw new ApiError("ACCOUNT_EXISTS", `An account with email ${email.trim()} already exists`);
       }
       if (!inserted && role && existing.group_id) await updateRole(tx, existing.group_id, existing.id, role);
+      // One open invite per account: a new one revokes the links sent before.
+      await revokeOpenInvites(tx, existing.id);
       await insertInvite(tx, {
         tokenHash: hexDigest(token),
         accountId: existing.id,

@@ -1,15 +1,18 @@
 // The store @fastify/session keeps signed-in sessions in: the database, so every instance sees a
-// sign-out or a revocation at once. Sessions nobody signed in to are never written.
+// sign-out or a revocation at once. Sessions nobody signed in to are never written, and only a
+// sign-in makes a session row: a save never brings back a session that was ended meanwhile.
 import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
 import type { Database } from "../db/database.ts";
 import { hexDigest } from "../http/secret-hash.ts";
-import { deleteWebSession, findWebSessionData, upsertWebSession } from "./store.ts";
+import { deleteWebSession, findWebSessionData, insertWebSession, updateWebSession } from "./store.ts";
 
 type Callback = (error?: unknown) => void;
 
 interface StoredSession {
   accountId?: string;
+  /** Set by sign-in on the new session only; never stored. */
+  signingIn?: boolean;
   address?: string;
   userAgent?: string;
   cookie: { expires?: Date | string | null };
@@ -18,21 +21,29 @@ interface StoredSession {
 export function databaseSessionStore(db: Database, maxAgeMs: number): SessionStore {
   return {
     set(sessionId: string, session: unknown, callback: Callback) {
-      const data = session as StoredSession;
+      const { signingIn, ...data } = session as StoredSession;
       if (!data.accountId) {
         callback();
         return;
       }
-      const expires = data.cookie.expires ? new Date(data.cookie.expires) : new Date(Date.now() + maxAgeMs);
-      upsertWebSession(db, {
-        id: randomUUID(),
-        idHash: hexDigest(sessionId),
-        accountId: data.accountId,
-        data: JSON.stringify(session),
-        address: data.address ?? "",
-        userAgent: data.userAgent ?? "",
-        expiresAt: expires,
-      }).then(() => callback(), callback);
+      const expiresAt = data.cookie.expires ? new Date(data.cookie.expires) : new Date(Date.now() + maxAgeMs);
+      const saved = signingIn
+        ? insertWebSession(db, {
+            id: randomUUID(),
+            idHash: hexDigest(sessionId),
+            accountId: data.accountId,
+            data: JSON.stringify(data),
+            address: data.address ?? "",
+            userAgent: data.userAgent ?? "",
+            expiresAt,
+          })
+        : updateWebSession(db, {
+            idHash: hexDigest(sessionId),
+            accountId: data.accountId,
+            data: JSON.stringify(data),
+            expiresAt,
+          });
+      saved.then(() => callback(), callback);
     },
     get(sessionId: string, callback: (error: unknown, session?: unknown) => void) {
       findWebSessionData(db, hexDigest(sessionId)).then(

@@ -19,25 +19,33 @@ const ACCOUNT_COLUMNS = "id, kind, group_id, role, email, password_hash, created
 /** A new account, or the existing one when an invite is sent again to someone not yet signed up. */
 export async function insertAccount(
   q: Queryable,
-  account: { id: string; kind: AccountKind; groupId: string | null; role: Role | null; email: string },
+  account: {
+    id: string;
+    kind: AccountKind;
+    groupId: string | null;
+    role: Role | null;
+    email: string;
+    emailCanonical: string;
+  },
 ): Promise<AccountRow | undefined> {
   const [row] = await q.query<AccountRow>(
-    `INSERT INTO accounts (id, kind, group_id, role, email) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (kind, lower(email)) WHERE removed_at IS NULL DO NOTHING
+    `INSERT INTO accounts (id, kind, group_id, role, email, email_canonical) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (kind, email_canonical) WHERE removed_at IS NULL DO NOTHING
      RETURNING ${ACCOUNT_COLUMNS}`,
-    [account.id, account.kind, account.groupId, account.role, account.email],
+    [account.id, account.kind, account.groupId, account.role, account.email, account.emailCanonical],
   );
   return row;
 }
 
+/** By the address as the service compares it (canonicalEmail), never as typed. */
 export async function findAccountByEmail(
   q: Queryable,
   kind: AccountKind,
-  email: string,
+  emailCanonical: string,
 ): Promise<AccountRow | undefined> {
   const [row] = await q.query<AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE kind = $1 AND lower(email) = lower($2) AND removed_at IS NULL`,
-    [kind, email],
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE kind = $1 AND email_canonical = $2 AND removed_at IS NULL`,
+    [kind, emailCanonical],
   );
   return row;
 }
@@ -59,6 +67,26 @@ export function listGroupAccounts(q: Queryable, groupId: string): Promise<Accoun
 
 export async function setPasswordHash(q: Queryable, accountId: string, passwordHash: string): Promise<void> {
   await q.query("UPDATE accounts SET password_hash = $2 WHERE id = $1", [accountId, passwordHash]);
+}
+
+/** An invite sets the first password only: false when the account already has one. */
+export async function setFirstPassword(
+  q: Queryable,
+  accountId: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    "UPDATE accounts SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL AND removed_at IS NULL RETURNING id",
+    [accountId, passwordHash],
+  );
+  return rows.length === 1;
+}
+
+/** Every invite of the account not used yet stops working (a new one was sent, or one was used). */
+export async function revokeOpenInvites(q: Queryable, accountId: string): Promise<void> {
+  await q.query("UPDATE account_invites SET used_at = now() WHERE account_id = $1 AND used_at IS NULL", [
+    accountId,
+  ]);
 }
 
 export async function updateRole(
@@ -118,7 +146,7 @@ export async function findOpenInvite(
     `SELECT a.id, a.kind, a.group_id, a.role, a.email, a.password_hash, a.created_at
      FROM account_invites i JOIN accounts a ON a.id = i.account_id
      WHERE i.token_hash = $1 AND a.kind = $2 AND i.used_at IS NULL AND i.expires_at > now()
-       AND a.removed_at IS NULL`,
+       AND a.removed_at IS NULL AND a.password_hash IS NULL`,
     [tokenHash, kind],
   );
   return row;
@@ -142,7 +170,14 @@ export interface WebSessionRow {
   expires_at: Date;
 }
 
-export async function upsertWebSession(
+/** A session's credential tag: what ties it to the password it was signed in with. */
+const CREDENTIAL_TAG_SQL = "left(encode(sha256(convert_to(a.password_hash, 'UTF8')), 'hex'), 32)";
+
+/**
+ * A session made at sign-in, bound to the account's password as it is now. A session id that
+ * exists already is left alone: only sign-in makes sessions.
+ */
+export async function insertWebSession(
   q: Queryable,
   session: {
     id: string;
@@ -155,10 +190,10 @@ export async function upsertWebSession(
   },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO web_sessions (id, id_hash, account_id, data, address, user_agent, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (id_hash) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at
-     WHERE web_sessions.account_id = EXCLUDED.account_id`,
+    `INSERT INTO web_sessions (id, id_hash, account_id, data, address, user_agent, expires_at, credential_tag)
+     SELECT $1, $2, a.id, $4, $5, $6, $7, ${CREDENTIAL_TAG_SQL}
+     FROM accounts a WHERE a.id = $3 AND a.password_hash IS NOT NULL AND a.removed_at IS NULL
+     ON CONFLICT (id_hash) DO NOTHING`,
     [
       session.id,
       session.idHash,
@@ -175,14 +210,40 @@ export async function upsertWebSession(
   ]);
 }
 
-/** A live session's data: unexpired, and its account not removed. */
+/**
+ * Saves a live session's data. Never inserts: a session that was ended (signed out, revoked, or
+ * by a password change) while a request of it was in flight stays ended.
+ */
+export async function updateWebSession(
+  q: Queryable,
+  session: { idHash: string; accountId: string; data: string; expiresAt: Date },
+): Promise<void> {
+  await q.query("UPDATE web_sessions SET data = $3, expires_at = $4 WHERE id_hash = $1 AND account_id = $2", [
+    session.idHash,
+    session.accountId,
+    session.data,
+    session.expiresAt,
+  ]);
+}
+
+/** A live session's data: unexpired, its account not removed, and its password unchanged since. */
 export async function findWebSessionData(q: Queryable, idHash: string): Promise<unknown> {
   const [row] = await q.query<{ data: unknown }>(
     `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
-     WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL`,
+     WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL
+       AND s.credential_tag = ${CREDENTIAL_TAG_SQL}`,
     [idHash],
   );
   return row?.data;
+}
+
+/** After a password change, the session that made it keeps working with the new password. */
+export async function rebindWebSession(q: Queryable, accountId: string, idHash: string): Promise<void> {
+  await q.query(
+    `UPDATE web_sessions s SET credential_tag = ${CREDENTIAL_TAG_SQL}
+     FROM accounts a WHERE a.id = s.account_id AND s.account_id = $1 AND s.id_hash = $2`,
+    [accountId, idHash],
+  );
 }
 
 export async function deleteWebSession(q: Queryable, idHash: string): Promise<void> {
@@ -217,57 +278,108 @@ export async function deleteOtherWebSessions(
   await q.query("DELETE FROM web_sessions WHERE account_id = $1 AND id_hash <> $2", [accountId, keepIdHash]);
 }
 
-export async function findSignInLock(q: Queryable, account: string): Promise<Date | undefined> {
-  const [row] = await q.query<{ locked_until: Date }>(
-    "SELECT locked_until FROM sign_in_locks WHERE account = $1 AND locked_until > now()",
-    [account],
-  );
-  return row?.locked_until;
+export interface BudgetLimit {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+  lockSeconds: number;
 }
 
-export async function countRecentFailuresFromAddress(
-  q: Queryable,
-  address: string,
-  windowSeconds: number,
-): Promise<number> {
-  const [row] = await q.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM sign_in_failures WHERE address = $1 AND failed_at > now() - make_interval(secs => $2)",
-    [address, windowSeconds],
-  );
-  return row?.n ?? 0;
-}
+export type BudgetAnswer = { taken: true; last: boolean } | { taken: false; until: Date };
 
 /**
- * Records a failed sign-in and, when it is the `limit`-th for the account within the window,
- * locks the account's sign-in for `lockSeconds`. Returns the lock's end when it locked.
+ * Takes one password check from a budget, atomically: at most `limit` checks in the window,
+ * however many requests arrive at once. The check that uses the last one locks the key for
+ * `lockSeconds` (`last`; a success gives it back). Refused, it says when to try again.
  */
-export async function recordSignInFailure(
-  q: Queryable,
-  failure: { account: string; address: string; limit: number; windowSeconds: number; lockSeconds: number },
-): Promise<Date | undefined> {
-  await q.query("INSERT INTO sign_in_failures (account, address) VALUES ($1, $2)", [
-    failure.account,
-    failure.address,
-  ]);
-  // Failures older than the window count for nothing: each new one clears its address's and account's.
+export async function takePasswordCheck(q: Queryable, budget: BudgetLimit): Promise<BudgetAnswer> {
+  const [taken] = await q.query<{ used: number }>(
+    `INSERT INTO password_check_budgets AS b (key, window_started, used, locked_until)
+     VALUES ($1, now(), 1, CASE WHEN $2 <= 1 THEN now() + make_interval(secs => $4) END)
+     ON CONFLICT (key) DO UPDATE SET
+       window_started = CASE WHEN b.window_started <= now() - make_interval(secs => $3) THEN now()
+         ELSE b.window_started END,
+       used = CASE WHEN b.window_started <= now() - make_interval(secs => $3) THEN 1 ELSE b.used + 1 END,
+       locked_until = CASE
+         WHEN (CASE WHEN b.window_started <= now() - make_interval(secs => $3) THEN 1 ELSE b.used + 1 END) >= $2
+         THEN now() + make_interval(secs => $4) END
+     WHERE (b.locked_until IS NULL OR b.locked_until <= now())
+       AND (b.window_started <= now() - make_interval(secs => $3) OR b.used < $2)
+     RETURNING used`,
+    [budget.key, budget.limit, budget.windowSeconds, budget.lockSeconds],
+  );
+  if (taken) return { taken: true, last: taken.used >= budget.limit };
+  const [row] = await q.query<{ until: Date }>(
+    `SELECT GREATEST(COALESCE(locked_until, now()), window_started + make_interval(secs => $2)) AS until
+     FROM password_check_budgets WHERE key = $1`,
+    [budget.key, budget.windowSeconds],
+  );
+  return { taken: false, until: row?.until ?? new Date() };
+}
+
+/** A check that succeeded does not count against the budget (and lifts the lock it set). */
+export async function giveBackPasswordCheck(q: Queryable, key: string, limit: number): Promise<void> {
   await q.query(
-    `DELETE FROM sign_in_failures WHERE failed_at <= now() - make_interval(secs => $3)
-       AND (address = $1 OR account = $2)`,
-    [failure.address, failure.account, failure.windowSeconds],
+    `UPDATE password_check_budgets SET used = GREATEST(used - 1, 0),
+       locked_until = CASE WHEN used - 1 < $2 THEN NULL ELSE locked_until END
+     WHERE key = $1`,
+    [key, limit],
   );
-  const [locked] = await q.query<{ locked_until: Date }>(
-    `INSERT INTO sign_in_locks (account, locked_until)
-     SELECT $1, now() + make_interval(secs => $4)
-     WHERE (SELECT count(*) FROM sign_in_failures
-            WHERE account = $1 AND failed_at > now() - make_interval(secs => $3)) >= $2
-     ON CONFLICT (account) DO UPDATE SET locked_until = EXCLUDED.locked_until
-     RETURNING locked_until`,
-    [failure.account, failure.limit, failure.windowSeconds, failure.lockSeconds],
-  );
-  return locked?.locked_until;
 }
 
 /** A successful sign-in starts the account's count again. */
-export async function clearSignInFailures(q: Queryable, account: string): Promise<void> {
-  await q.query("DELETE FROM sign_in_failures WHERE account = $1", [account]);
+export async function resetPasswordChecks(q: Queryable, key: string): Promise<void> {
+  await q.query("DELETE FROM password_check_budgets WHERE key = $1", [key]);
+}
+
+/** A new reset link for the account; earlier ones stop working. Its expiry. */
+export async function insertPasswordReset(
+  q: Queryable,
+  reset: { tokenHash: string; accountId: string; ttlSeconds: number },
+): Promise<Date> {
+  await q.query("UPDATE password_resets SET used_at = now() WHERE account_id = $1 AND used_at IS NULL", [
+    reset.accountId,
+  ]);
+  const [row] = await q.query<{ expires_at: Date }>(
+    `INSERT INTO password_resets (token_hash, account_id, expires_at)
+     VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at`,
+    [reset.tokenHash, reset.accountId, reset.ttlSeconds],
+  );
+  return (row as { expires_at: Date }).expires_at;
+}
+
+/** The account an unused, unexpired reset link is for. */
+export async function findOpenReset(
+  q: Queryable,
+  kind: AccountKind,
+  tokenHash: string,
+): Promise<AccountRow | undefined> {
+  const [row] = await q.query<AccountRow>(
+    `SELECT a.id, a.kind, a.group_id, a.role, a.email, a.password_hash, a.created_at
+     FROM password_resets r JOIN accounts a ON a.id = r.account_id
+     WHERE r.token_hash = $1 AND a.kind = $2 AND r.used_at IS NULL AND r.expires_at > now()
+       AND a.removed_at IS NULL`,
+    [tokenHash, kind],
+  );
+  return row;
+}
+
+/** Uses a reset link up, and every other open link of the account with it; false when it was not open. */
+export async function useReset(q: Queryable, tokenHash: string): Promise<boolean> {
+  const rows = await q.query<{ account_id: string }>(
+    `UPDATE password_resets SET used_at = now()
+     WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING account_id`,
+    [tokenHash],
+  );
+  const accountId = rows[0]?.account_id;
+  if (!accountId) return false;
+  await q.query("UPDATE password_resets SET used_at = now() WHERE account_id = $1 AND used_at IS NULL", [
+    accountId,
+  ]);
+  return true;
+}
+
+/** Every session of the account ends (a reset). */
+export async function deleteAllWebSessions(q: Queryable, accountId: string): Promise<void> {
+  await q.query("DELETE FROM web_sessions WHERE account_id = $1", [accountId]);
 }

@@ -55,7 +55,10 @@ export async function insertAuditEntry(q: Queryable, entry: AuditEntry): Promise
   );
 }
 
-/** Newest first; one group's, or every entry for operators; keyset on id. */
+/**
+ * Newest first; one group's, or every entry for operators; keyset on id. The id is answered as
+ * text (a bigint), so ORDER BY names the column, never the text alias, or 100 would sort before 92.
+ */
 export function listAuditEntries(
   q: Queryable,
   filter: { groupId: string | null; beforeId: string | null },
@@ -63,8 +66,17 @@ export function listAuditEntries(
 ): Promise<AuditRow[]> {
   return q.query<AuditRow>(
     `SELECT id::text, group_id, actor, action, target, detail, address, created_at FROM audit_log
-     WHERE ($1::uuid IS NULL OR group_id = $1) AND ($2::bigint IS NULL OR id < $2)
-     ORDER BY id DESC LIMIT $3`,
+     WHERE ($1::uuid IS NULL OR group_id = $1) AND ($2::bigint IS NULL OR audit_log.id < $2)
+     ORDER BY audit_log.id DESC LIMIT $3`,
     [filter.groupId, filter.beforeId, limit],
   );
 }
+
+/** An entry for a change made with the admin token (admin API, CLI). */
+export const byAdminToken = (
+  request: { ip: string },
+  groupId: string | null,
+  action: string,
+  target: string | null,
+  detail: unknown = null,
+): AuditEntry => ({ groupId, actor: "admin-token", action, target, detail, address: request.ip });

@@ -100,13 +100,14 @@ ${
   app.post("/operator/reconciliation/refund", { schema: { body: refundForm } }, async (request, reply) => {
     const { transactionId } = request.body as { transactionId: string };
     try {
-      const refund = await payments.refunds.createForOperator(transactionId, auditContext(request).actor);
-      await accounts.audit(
-        null,
-        "payment.refunded",
+      const refund = await payments.refunds.createForOperator(
         transactionId,
-        { refundId: refund.refundId, amount: refund.amount },
-        auditContext(request),
+        auditContext(request).actor,
+        (made) =>
+          auditBy(request, null, "payment.refunded", transactionId, {
+            refundId: made.refundId,
+            amount: made.amount,
+          }),
       );
       setFlash(request, {
         kind: "ok",

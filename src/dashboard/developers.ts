@@ -174,24 +174,29 @@ ${
     },
   );
 
-  app.post("/dashboard/developers/recover", { schema: { body: recoverForm } }, async (request, reply) => {
-    const principal = merchantOf(request);
-    ensureAllowed(principal, "recover_webhooks");
-    const window = recoveryWindowFromForm(request.body as { since: string; until?: string });
-    if (!window) {
-      setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
+  app.post(
+    "/dashboard/developers/recover",
+    // The API's limit for the same action (POST /api/v1/events/recover), per group.
+    { schema: { body: recoverForm }, config: { rateLimit: { max: 10, timeWindow: 60_000 } } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "recover_webhooks");
+      const window = recoveryWindowFromForm(request.body as { since: string; until?: string });
+      if (!window) {
+        setFlash(request, { kind: "error", text: "Choose a start before the end of the window." });
+        return reply.redirect("/dashboard/developers", 303);
+      }
+      const { since, until } = window;
+      const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until }, (count) =>
+        auditBy(request, principal.groupId, "webhooks.recovered", null, { since, until, queued: count }),
+      );
+      setFlash(request, {
+        kind: "ok",
+        text: `${queued} event${queued === 1 ? "" : "s"} queued for delivery again.`,
+      });
       return reply.redirect("/dashboard/developers", 303);
-    }
-    const { since, until } = window;
-    const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until }, (count) =>
-      auditBy(request, principal.groupId, "webhooks.recovered", null, { since, until, queued: count }),
-    );
-    setFlash(request, {
-      kind: "ok",
-      text: `${queued} event${queued === 1 ? "" : "s"} queued for delivery again.`,
-    });
-    return reply.redirect("/dashboard/developers", 303);
-  });
+    },
+  );
 };
 
 export default developerPages;

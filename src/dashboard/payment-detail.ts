@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
-import type { AccountsService } from "../accounts/service.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { visibleMetadata } from "../payments/core/metadata.ts";
@@ -42,8 +41,7 @@ const show = (value: unknown) => (typeof value === "string" ? value : JSON.strin
 const paymentDetailPages: FastifyPluginAsync<{
   payments: Payments;
   webhooks: WebhookService;
-  accounts: AccountsService;
-}> = async (app, { payments, webhooks, accounts }) => {
+}> = async (app, { payments, webhooks }) => {
   app.get(
     "/dashboard/payments/:transactionId",
     { schema: { params: paymentParams } },
@@ -181,14 +179,15 @@ ${
             ...(amount !== undefined && { amount }),
             ...(form.reason && { reason: form.reason as RefundReason }),
           },
-          { requestedBy: auditContext(request).actor, idempotencyKey: `dashboard-${form.key}` },
-        );
-        await accounts.audit(
-          principal.groupId,
-          "payment.refunded",
-          transactionId,
-          { refundId: refund.refundId, amount: refund.amount },
-          auditContext(request),
+          {
+            requestedBy: auditContext(request).actor,
+            idempotencyKey: `dashboard-${form.key}`,
+            audit: (made) =>
+              auditBy(request, principal.groupId, "payment.refunded", transactionId, {
+                refundId: made.refundId,
+                amount: made.amount,
+              }),
+          },
         );
         setFlash(request, {
           kind: "ok",
@@ -205,7 +204,8 @@ ${
 
   app.post(
     "/dashboard/payments/:transactionId/events/:eventId/resend",
-    { schema: { params: eventParams } },
+    // The API's limit for a resend (30 a minute), per group.
+    { schema: { params: eventParams }, config: { rateLimit: { max: 30, timeWindow: 60_000 } } },
     async (request, reply) => {
       const principal = merchantOf(request);
       ensureAllowed(principal, "resend_webhook");

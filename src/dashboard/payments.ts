@@ -24,7 +24,8 @@ const paymentFilterQuery = {
     status: { type: "string", enum: ["", ...PAYMENT_STATUSES] },
     from: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
     to: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
-    q: { type: "string", maxLength: 320 },
+    // Control characters (NUL first) are no address and no id: refused before any query runs.
+    q: { type: "string", maxLength: 320, pattern: "^[^\\u0000-\\u001f\\u007f]*$" },
     after: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
   },
 } as const;

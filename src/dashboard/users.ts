@@ -57,7 +57,15 @@ ${users.map(
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
     const { email, role } = request.body as { email: string; role: Role };
-    const invited = await accounts.inviteUser(principal.groupId, email, role, auditContext(request));
+    let invited: Awaited<ReturnType<AccountsService["inviteUser"]>>;
+    try {
+      invited = await accounts.inviteUser(principal.groupId, email, role, auditContext(request));
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ACCOUNT_EXISTS") throw error;
+      // The same words whichever group the address belongs to: one merchant learns nothing of another's users.
+      setFlash(request, { kind: "error", text: "That address cannot be invited. Choose another address." });
+      return reply.redirect("/dashboard/users", 303);
+    }
     return render(
       request,
       reply,

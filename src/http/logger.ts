@@ -11,8 +11,25 @@ export const REDACTED_PATHS = [
 ];
 
 // Payment links and invite links: whoever holds the token can pay, or sign up as the invitee.
-const LINK_PATH = /^\/(pay|return|dashboard\/invite|operator\/invite)\/[^/?#]+/;
-export const withoutLinkToken = (url: string): string => url.replace(LINK_PATH, "/$1/[token]");
+const LINK_PATH = /^\/(pay|return|dashboard\/invite|operator\/invite)\/[^/?#]+/i;
+
+/**
+ * The URL as logged: a link's token replaced. The router decodes percent-encoding (`/%70ay/…` is
+ * `/pay/…`), so the match is made on the decoded path; a path that does not decode is logged
+ * only up to its first segment.
+ */
+export function withoutLinkToken(url: string): string {
+  const [path = "", query] = url.split(/\?(.*)/s, 2);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return `${path.split("/").slice(0, 2).join("/")}/[undecodable]`;
+  }
+  if (!LINK_PATH.test(decoded)) return url;
+  const redacted = decoded.replace(LINK_PATH, (_match, prefix: string) => `/${prefix.toLowerCase()}/[token]`);
+  return query === undefined ? redacted : `${redacted}?${query}`;
+}
 
 /** JSON lines for machines; on a terminal, readable lines (pino-pretty, in a worker thread). */
 export function loggerOptions(

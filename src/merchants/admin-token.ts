@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Database, Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
+import { FailureBudget } from "../http/failure-budget.ts";
 import { hashSecret, secretMatches } from "../http/secret-hash.ts";
 import { deleteSetting, insertSettingIfAbsent, readSetting, writeSetting } from "../settings/store.ts";
 import { newAdminToken } from "./secrets.ts";
@@ -28,11 +29,19 @@ export class AdminAuthenticator {
   private hash: Buffer = hashSecret("");
   private unclaimedToken: string | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private readonly failures: FailureBudget;
 
   constructor(
     private readonly db: Database,
     private readonly configured: string | undefined,
-  ) {}
+    /** DESIGN §6: failed admin-token attempts per address per minute before 429 (30). */
+    failuresPerMinute: number,
+  ) {
+    this.failures = new FailureBudget(
+      failuresPerMinute,
+      "Too many failed admin-token attempts from this address; retry later",
+    );
+  }
 
   /** The generated token while nobody has used it yet; undefined once used or when configured. */
   get unclaimed(): string | undefined {
@@ -75,8 +84,10 @@ export class AdminAuthenticator {
   }
 
   readonly authenticate = async (request: FastifyRequest): Promise<void> => {
+    this.failures.check(request.ip);
     const match = /^Bearer (\S{1,500})$/.exec(request.headers.authorization ?? "");
     if (!match?.[1] || !secretMatches(match[1], this.hash)) {
+      this.failures.record(request.ip);
       throw new ApiError("UNAUTHORIZED", "Missing or invalid admin token");
     }
     if (this.unclaimedToken) {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
+import { FailureBudget } from "../http/failure-budget.ts";
 import { hashSecret, secretMatches } from "../http/secret-hash.ts";
 import { API_KEYS_CHANNEL, findActiveApiKey } from "./store.ts";
 
@@ -22,7 +23,6 @@ const CACHE_TTL_MS = 30_000;
 const CACHE_MAX_ENTRIES = 10_000;
 /** Unknown public keys are remembered briefly, so guessing costs no query and times like a hit. */
 const UNKNOWN_TTL_MS = 10_000;
-const FAILURE_WINDOW_MS = 60_000;
 
 const unauthorized = () => new ApiError("UNAUTHORIZED", "Missing or invalid API keys");
 
@@ -45,7 +45,7 @@ interface KnownKey {
  */
 export class MerchantAuthenticator {
   private readonly known = new Map<string, KnownKey>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly failures: FailureBudget;
   /** Bumped by every revocation: a lookup that began before one must not fill the cache. */
   private generation = 0;
   private unlisten: (() => Promise<void>) | undefined;
@@ -53,8 +53,13 @@ export class MerchantAuthenticator {
   constructor(
     private readonly db: Database,
     /** Failed authentications allowed per client address per minute before it gets 429. */
-    private readonly failuresPerMinute: number,
-  ) {}
+    failuresPerMinute: number,
+  ) {
+    this.failures = new FailureBudget(
+      failuresPerMinute,
+      "Too many failed authentications from this address; retry later",
+    );
+  }
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(API_KEYS_CHANNEL, (publicKey) => {
@@ -93,39 +98,15 @@ export class MerchantAuthenticator {
     return key;
   }
 
-  /** Too many failures from one address: refused before any lookup, with a retry time. */
-  private checkFailureBudget(address: string): void {
-    const entry = this.failures.get(address);
-    if (!entry || Date.now() - entry.since > FAILURE_WINDOW_MS) return;
-    if (entry.count >= this.failuresPerMinute) {
-      throw new ApiError(
-        "RATE_LIMIT_EXCEEDED",
-        "Too many failed authentications from this address; retry later",
-      );
-    }
-  }
-
-  private recordFailure(address: string): void {
-    const now = Date.now();
-    const entry = this.failures.get(address);
-    if (!entry || now - entry.since > FAILURE_WINDOW_MS) {
-      if (this.failures.size >= CACHE_MAX_ENTRIES)
-        this.failures.delete(this.failures.keys().next().value as string);
-      this.failures.set(address, { count: 1, since: now });
-    } else {
-      entry.count += 1;
-    }
-  }
-
   async authenticate(request: FastifyRequest): Promise<Merchant> {
-    this.checkFailureBudget(request.ip);
+    this.failures.check(request.ip);
     const publicKey = header(request, "x-public-key");
     const secretKey = header(request, "x-secret-key");
     // Known and unknown keys take the same path: one cached lookup and one constant-time compare.
     const key = publicKey ? await this.lookup(publicKey) : undefined;
     const matches = secretMatches(secretKey ?? "", key?.secretHash ?? DECOY_HASH);
     if (!key?.groupId || !secretKey || !matches) {
-      this.recordFailure(request.ip);
+      this.failures.record(request.ip);
       throw unauthorized();
     }
     return { groupId: key.groupId, publicKey: publicKey as string };

@@ -17,6 +17,8 @@ import { type Audience, type Flash, layout, sendHtml } from "./layout.ts";
 declare module "fastify" {
   interface Session {
     accountId?: string;
+    /** The request that signed in: its save makes the session row (the store never stores this). */
+    signingIn?: boolean;
     address?: string;
     userAgent?: string;
     flash?: Flash | undefined;

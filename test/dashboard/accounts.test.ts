@@ -190,8 +190,9 @@ describe("dashboard accounts and sessions", () => {
         303,
       );
       // Once the lock has run out, the right password works again.
-      await service.services.db.query("UPDATE sign_in_locks SET locked_until = now() - interval '1 second'");
-      await service.services.db.query("DELETE FROM sign_in_failures");
+      await service.services.db.query(
+        "UPDATE password_check_budgets SET locked_until = now() - interval '1 second', window_started = now() - interval '16 minutes'",
+      );
       assert.equal(
         (await client.post("/dashboard/login", { email: "throttled@example.com", password: TEST_PASSWORD }))
           .status,
@@ -347,7 +348,7 @@ describe("sign-in throttling per address", () => {
       await signedInUser(service, group, "spray-target@example.com", "viewer");
       // A password spray: many accounts, a few guesses each (seeded, not hashed 100 times over).
       await service.services.db.query(
-        "INSERT INTO sign_in_failures (account, address) SELECT 'merchant:victim' || n || '@example.com', '127.0.0.1' FROM generate_series(1, 100) AS n",
+        "INSERT INTO password_check_budgets (key, window_started, used) VALUES ('address:127.0.0.1', now(), 100)",
       );
       const client = new PageClient(service.url);
       await client.get("/dashboard/login");
@@ -357,7 +358,7 @@ describe("sign-in throttling per address", () => {
       });
       assert.equal(refused.status, 429);
       await service.services.db.query(
-        "UPDATE sign_in_failures SET failed_at = now() - interval '16 minutes'",
+        "UPDATE password_check_budgets SET window_started = now() - interval '16 minutes'",
       );
       assert.equal(
         (

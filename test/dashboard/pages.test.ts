@@ -511,6 +511,10 @@ describe("dashboard pages", () => {
       });
       const queue = await operator.get("/operator/reconciliation");
       assert.match(queue.text, /Paid after it was cancelled/);
+      // The merchant sees it plainly on the payment's page, and is offered no refund form.
+      const merchantView = await owner.get(`/dashboard/payments/${created.transactionId}`);
+      assert.match(merchantView.text, /id="paid-after-cancel"[^>]*>.*Paid after it was cancelled/s);
+      assert.doesNotMatch(merchantView.text, /id="refund-form"/);
       const item = (await service.admin("GET", "/admin/v1/reconciliation")).body.data.find(
         (entry: { transactionId: string }) => entry.transactionId === created.transactionId,
       );
@@ -531,6 +535,37 @@ describe("dashboard pages", () => {
       assert.match(audit.text, /Refunded at Stripe by hand/);
       const api = (await service.admin("GET", "/admin/v1/reconciliation")).body.data;
       assert.ok(!JSON.stringify(api).includes(created.transactionId));
+    });
+
+    it("refunds a payment paid after cancel in full from its queue item", async () => {
+      const created = (await service.createPayment(group, { amount: 4200 })).body.data;
+      await service.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);
+      await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+      await waitFor(async () => {
+        const queue = await operator.get("/operator/reconciliation");
+        return queue.text.includes(created.transactionId) ? queue : undefined;
+      });
+      assert.match((await operator.get("/operator/reconciliation")).text, /Refund 42\.00 USD in full/);
+      const refunded = await operator.post("/operator/reconciliation/refund", {
+        transactionId: created.transactionId,
+      });
+      assert.equal(refunded.status, 303);
+      const payment = await waitFor(async () => {
+        const p = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}`)).body.data;
+        return p.amountRefunded === 4200 ? p : undefined;
+      });
+      assert.equal(payment.status, "cancelled");
+      // Nothing left to give back: no second refund, and the button is gone.
+      const again = await operator.post("/operator/reconciliation/refund", {
+        transactionId: created.transactionId,
+      });
+      assert.equal(again.status, 303);
+      const listed = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}/refunds`))
+        .body.data.refunds;
+      assert.equal(listed.length, 1);
+      assert.doesNotMatch((await operator.get("/operator/reconciliation")).text, /Refund 42\.00 USD in full/);
+      const audit = await operator.get("/operator/audit");
+      assert.match(audit.text, /payment\.refunded/);
     });
 
     it("shows failed deliveries, recovers them, and shows health", async () => {

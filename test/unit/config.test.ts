@@ -32,9 +32,20 @@ describe("configuration", () => {
     assert.equal(config.sandboxPort, 8081);
   });
 
+  it("refuses a short ADMIN_TOKEN where real money moves, and allows it in the sandbox", () => {
+    const stripe = { PROCESSOR: "stripe", STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
+    assert.throws(
+      () => loadConfig({ ...stripe, ADMIN_TOKEN: "admin" }),
+      (error: Error) => /ADMIN_TOKEN.*at least 24/.test(error.message) && !error.message.includes('"admin"'),
+    );
+    assert.equal(loadConfig({ ...stripe, ADMIN_TOKEN: "a".repeat(24) }).adminToken, "a".repeat(24));
+    assert.equal(loadConfig({ ADMIN_TOKEN: "admin" }).adminToken, "admin");
+  });
+
   it("reads TRUST_PROXY as off, true, a hop count or the proxies' addresses", () => {
     assert.equal(loadConfig({}).trustProxy, false);
-    assert.equal(loadConfig({ TRUST_PROXY: "true" }).trustProxy, true);
+    // "true" is the nearest proxy only: believing every hop would let a client pick its own address.
+    assert.equal(loadConfig({ TRUST_PROXY: "true" }).trustProxy, 1);
     assert.equal(loadConfig({ TRUST_PROXY: "1" }).trustProxy, 1);
     assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy, "10.0.0.0/8, 127.0.0.1");
   });

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput } from "./schemas.ts";
@@ -28,7 +29,9 @@ const groupRoutes: FastifyPluginAsync<{ merchants: MerchantsService; publicUrl: 
     },
     async (request, reply) => {
       const safeSites = request.body.safeSites ?? [{ name: "Default", url: publicUrl, isActive: true }];
-      const group = await merchants.createGroup({ name: request.body.name, safeSites });
+      const group = await merchants.createGroup({ name: request.body.name, safeSites }, (created) =>
+        byAdminToken(request, created.groupId, "group.created", created.groupId, { name: created.groupName }),
+      );
       return reply.code(201).send({ success: true, data: group });
     },
   );
@@ -56,7 +59,14 @@ const groupRoutes: FastifyPluginAsync<{ merchants: MerchantsService; publicUrl: 
     },
     async (request) => ({
       success: true,
-      data: await merchants.rotateWebhookSecret(request.params.groupId, request.body?.graceSeconds ?? 86400),
+      data: await merchants.rotateWebhookSecret(
+        request.params.groupId,
+        request.body?.graceSeconds ?? 86400,
+        () =>
+          byAdminToken(request, request.params.groupId, "webhook_secret.rotated", null, {
+            graceSeconds: request.body?.graceSeconds ?? 86400,
+          }),
+      ),
     }),
   );
 };

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byAdminToken } from "../../audit/store.ts";
 import { ApiError } from "../../http/errors.ts";
 import { adminSecurity } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
@@ -20,7 +21,12 @@ const keyRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = async (sc
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ success: true, data: await merchants.issueKey(request.params.groupId) }),
+      reply.code(201).send({
+        success: true,
+        data: await merchants.issueKey(request.params.groupId, (created) =>
+          byAdminToken(request, request.params.groupId, "api_key.created", created.publicKey),
+        ),
+      }),
   );
 
   app.delete(
@@ -39,7 +45,10 @@ const keyRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = async (sc
     },
     async (request) => {
       const { publicKey } = request.params;
-      if (!(await merchants.revokeKey(publicKey))) {
+      const revoked = await merchants.revokeKey(publicKey, undefined, (done) =>
+        done ? byAdminToken(request, null, "api_key.revoked", publicKey) : null,
+      );
+      if (!revoked) {
         throw new ApiError("NOT_FOUND", "No active key with that public key");
       }
       return { success: true, data: { publicKey, revoked: true } };

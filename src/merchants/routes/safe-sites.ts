@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity, uuidParam } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput, siteUrl } from "./schemas.ts";
@@ -20,7 +21,9 @@ const safeSiteRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = asyn
       },
     },
     async (request, reply) => {
-      const site = await merchants.addSafeSite(request.params.groupId, request.body);
+      const site = await merchants.addSafeSite(request.params.groupId, request.body, (added) =>
+        byAdminToken(request, request.params.groupId, "safe_site.added", added.url, { name: added.name }),
+      );
       return reply.code(201).send({ success: true, data: site });
     },
   );
@@ -43,7 +46,9 @@ const safeSiteRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = asyn
     },
     async (request) => ({
       success: true,
-      data: await merchants.updateSafeSite(request.params.id, request.body),
+      data: await merchants.updateSafeSite(request.params.id, request.body, null, (site) =>
+        byAdminToken(request, null, "safe_site.updated", site.url, { id: site.id, ...request.body }),
+      ),
     }),
   );
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
+import { type AuditEntry, withAudit } from "../../audit/store.ts";
 import type { Database, Queryable } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
 import { UUID_PATTERN } from "../../http/schemas.ts";
@@ -39,6 +40,9 @@ const PROCESSOR_KEY_LIFETIME_MS = 23 * 60 * 60 * 1000;
 const retryDelayMs = (attempts: number) => Math.min(1000 * 2 ** attempts, 10_000);
 const SETTLE_BATCH = 50;
 
+/** The audit entry a refund calls for, written with its reservation. */
+export type RefundAudit = (refund: RefundResource) => AuditEntry;
+
 /** The processor idempotency key of a refund: one per refund id, on every attempt, forever. */
 export const processorKeyOf = (refundId: string) => `refund-${refundId}`;
 
@@ -63,10 +67,16 @@ export class Refunds {
     groupId: string,
     paymentId: string,
     input: RefundInput,
-    context: { requestedBy: string; idempotencyKey?: string | undefined },
+    context: {
+      requestedBy: string;
+      idempotencyKey?: string | undefined;
+      /** The refund's audit entry, written in the transaction that reserves it (pages, admin). */
+      audit?: RefundAudit | undefined;
+    },
   ): Promise<IdempotentAnswer<RefundResource>> {
     const payment = await this.queries.get(groupId, paymentId);
-    const carryOut = (refundId: string) => this.refundOnce(payment, input, context.requestedBy, refundId);
+    const carryOut = (refundId: string) =>
+      this.refundOnce(payment, input, context.requestedBy, refundId, "merchant", context.audit);
     if (!context.idempotencyKey) return { result: await carryOut(randomUUID()), replayed: false };
     return runIdempotently(
       this.db,
@@ -84,12 +94,16 @@ export class Refunds {
   }
 
   /** The operator gives back all that remains, whichever group (a payment paid after cancel). */
-  async createForOperator(transactionId: string, requestedBy: string): Promise<RefundResource> {
+  async createForOperator(
+    transactionId: string,
+    requestedBy: string,
+    audit?: RefundAudit,
+  ): Promise<RefundResource> {
     const payment = UUID_PATTERN.test(transactionId)
       ? await findPaymentById(this.db, transactionId)
       : undefined;
     if (!payment) throw notFound();
-    return this.refundOnce(payment, {}, requestedBy, randomUUID(), "operator");
+    return this.refundOnce(payment, {}, requestedBy, randomUUID(), "operator", audit);
   }
 
   /** A payment's refunds in creation order, including those made at the processor directly. */
@@ -142,7 +156,8 @@ export class Refunds {
     input: RefundInput,
     requestedBy: string,
     refundId: string,
-    refunder: Refunder = "merchant",
+    refunder: Refunder,
+    audit: RefundAudit | undefined,
   ): Promise<RefundResource> {
     // A retry that took over a request which died half-way resumes its refund, never a second one.
     const earlier = await findRefund(this.db, refundId);
@@ -153,16 +168,24 @@ export class Refunds {
       }
       return toRefundResource(current);
     }
-    const reserved = await reserveRefund(this.db, {
-      id: refundId,
-      paymentId: payment.id,
-      groupId: refunder === "operator" ? null : payment.group_id,
-      refunder,
-      amount: input.amount ?? null,
-      reason: input.reason ?? null,
-      requestedBy,
-      busyForMs: this.config.refundDeadlineMs + 5_000,
-    });
+    // More than the payment can never fit; said before any figure reaches the database.
+    if (input.amount !== undefined && input.amount > payment.amount)
+      throw await this.notAllowed(payment, refunder);
+    const reserved = await withAudit(
+      this.db,
+      audit && ((row: RefundAtProcessor | undefined) => (row ? audit(toRefundResource(row)) : null)),
+      (q) =>
+        reserveRefund(q, {
+          id: refundId,
+          paymentId: payment.id,
+          groupId: refunder === "operator" ? null : payment.group_id,
+          refunder,
+          amount: input.amount ?? null,
+          reason: input.reason ?? null,
+          requestedBy,
+          busyForMs: this.config.refundDeadlineMs + 5_000,
+        }),
+    );
     if (!reserved) throw await this.notAllowed(payment, refunder);
     if (!reserved.processor_payment_id) {
       await settleRefund(this.db, refundId, {

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../http/schemas.ts";
 import { recoverBodySchema, storableTime } from "../../http/window.ts";
 import type { Reconciliation } from "../reconciliation/service.ts";
@@ -105,7 +106,13 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
       },
     },
     async (request, reply) => {
-      const refund = await refunds.createForOperator(request.params.transactionId, "admin-token");
+      const { transactionId } = request.params;
+      const refund = await refunds.createForOperator(transactionId, "admin-token", (made) =>
+        byAdminToken(request, null, "payment.refunded", transactionId, {
+          refundId: made.refundId,
+          amount: made.amount,
+        }),
+      );
       return reply.code(201).send({ success: true as const, data: refund });
     },
   );

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity, uuidParam } from "../../http/schemas.ts";
 import { recoverBodySchema, recoveryWindow } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
@@ -44,7 +45,10 @@ const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = 
     },
     async (request, reply) => {
       const window = recoveryWindow(request.body);
-      const result = await webhooks.recover({ groupId: request.body.groupId ?? null, ...window });
+      const groupId = request.body.groupId ?? null;
+      const result = await webhooks.recover({ groupId, ...window }, (queued) =>
+        byAdminToken(request, groupId, "webhooks.recovered", groupId, { ...window, queued }),
+      );
       return reply.code(202).send({ success: true, data: result });
     },
   );

@@ -1,0 +1,85 @@
+// Smaller holes in the pages: amounts past what a payment can be, control characters in a
+// search, resends without a limit, and an invite form that told one merchant of another's users.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { type PageClient, signedInUser } from "../helpers/pages.ts";
+import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+describe("page limits", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let owner: PageClient;
+  before(async () => {
+    service = await startTestService();
+    group = await service.createGroup();
+    owner = await signedInUser(service, group, "limits-owner@example.com", "owner");
+  });
+  after(() => service.close());
+
+  const paid = async () => {
+    const created = (await service.createPayment(group, { amount: 5000 })).body.data;
+    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+    return waitFor(async () => {
+      const p = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}`)).body.data;
+      return p.status === "succeeded" ? p : undefined;
+    });
+  };
+
+  it("a refund larger than any payment is refused on the page, never a 500", async () => {
+    const payment = await paid();
+    for (const amount of ["21474836.48", "999999999.99"]) {
+      await owner.get(`/dashboard/payments/${payment.id}`);
+      const answer = await owner.post(`/dashboard/payments/${payment.id}/refunds`, {
+        amount,
+        key: randomUUID(),
+      });
+      assert.equal(answer.status, 303, amount);
+      const page = await owner.get(`/dashboard/payments/${payment.id}`);
+      assert.match(page.text, /At most 5000 cents remain to refund/);
+    }
+    const listed = (await service.api(group, "GET", `/api/v1/payments/${payment.id}/refunds`)).body.data
+      .refunds;
+    assert.equal(listed.length, 0);
+  });
+
+  it("a search with NUL or another control character is a 400 page, and the CSV export refuses it up front", async () => {
+    for (const q of ["%00", "a%00b", "x%1Fy"]) {
+      const list = await owner.get(`/dashboard/payments?q=${q}`);
+      assert.equal(list.status, 400, q);
+      const csv = await owner.get(`/dashboard/payments.csv?q=${q}`);
+      assert.equal(csv.status, 400, q);
+      assert.doesNotMatch(csv.headers.get("content-type") ?? "", /csv/);
+    }
+  });
+
+  it("resending from the dashboard is limited per group, as on the API (30 a minute)", async () => {
+    const created = (await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" })).body
+      .data;
+    await service.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);
+    const events = await service.api(group, "GET", `/api/v1/payments/${created.transactionId}/events`);
+    const [event] = events.body.data;
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      await owner.get(`/dashboard/payments/${created.transactionId}`);
+      statuses.push(
+        (await owner.post(`/dashboard/payments/${created.transactionId}/events/${event.eventId}/resend`))
+          .status,
+      );
+    }
+    assert.deepEqual(statuses.slice(0, 30), Array(30).fill(303));
+    assert.equal(statuses[30], 429);
+  });
+
+  it("inviting an address that has an account in another group says nothing about that group", async () => {
+    const other = await service.createGroup({ name: "Someone else" });
+    await signedInUser(service, other, "elsewhere@example.com", "viewer");
+    await owner.get("/dashboard/users");
+    const answer = await owner.post("/dashboard/users", { email: "elsewhere@example.com", role: "viewer" });
+    assert.equal(answer.status, 303);
+    const page = await owner.get("/dashboard/users");
+    assert.match(page.text, /That address cannot be invited/);
+    assert.doesNotMatch(page.text, /already exists/);
+  });
+});
