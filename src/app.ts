@@ -29,6 +29,7 @@ import { ApiError, errorResponseSchema } from "./http/errors.ts";
 import { loggerOptions } from "./http/logger.ts";
 import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
 import { hashSecret } from "./http/secret-hash.ts";
+import { smtpMailer } from "./mail/mailer.ts";
 import { AdminAuthenticator } from "./merchants/admin-token.ts";
 import { MerchantAuthenticator } from "./merchants/auth.ts";
 import authTestRoute from "./merchants/routes/auth-test.ts";
@@ -138,7 +139,12 @@ function buildServices(
     webhooks,
     merchants: new MerchantsService(db, merchantAuth.forget),
     merchantAuth,
-    accounts: new AccountsService(db, config.publicUrl),
+    accounts: new AccountsService(
+      db,
+      config.publicUrl,
+      config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
+      log,
+    ),
   };
 }
 

@@ -114,6 +114,8 @@ describe("the service as a process", () => {
       ).stdout,
     );
     assert.equal(user.role, "owner");
+    const reset = JSON.parse((await cli("users", "reset-password", "owner@cli.example")).stdout);
+    assert.match(reset.resetUrl, /\/dashboard\/reset\/[A-Za-z0-9_-]{43}$/);
     assert.match(user.inviteUrl, /\/dashboard\/invite\/[A-Za-z0-9_-]+$/);
     // Without --json the invite URL is printed as a line of its own.
     const operator = await run(process.execPath, [

@@ -13,6 +13,7 @@ import { requireSignIn } from "../web/plugin.ts";
 const field = { type: "string", maxLength: 512 } as const;
 const loginBody = formBody({ email: field, password: field }, ["email", "password"]);
 const passwordBody = formBody({ password: field }, ["password"]);
+const forgotBody = formBody({ email: field }, ["email"]);
 const changePasswordBody = formBody({ current: field, password: field }, ["current", "password"]);
 const tokenParams = {
   type: "object",
@@ -59,7 +60,8 @@ export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind:
 <form method="post" action="${base}/login" class="card">${csrfField(reply)}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<p><button type="submit">Sign in</button></p></form>`,
+<p><button type="submit">Sign in</button></p></form>
+${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p>` : ""}`,
       }),
     );
 
@@ -104,37 +106,49 @@ export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind:
     return reply.redirect(`${base}/login`, 303);
   });
 
-  const invitePage = async (
+  /** The page of an invite or reset link: a `password` form while the link is open, else a 404. */
+  const choosePasswordPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
+    link: "invite" | "reset",
     token: string,
     status: number,
     error?: string,
   ) => {
-    const account = await accounts.invitedAccount(kind, token);
+    // The token is in the URL: never let it leak to another site through the Referer.
+    reply.header("referrer-policy", "no-referrer");
+    const account =
+      link === "invite"
+        ? await accounts.invitedAccount(kind, token)
+        : await accounts.resetAccount(kind, token);
     if (!account) {
       return sendHtml(
         reply,
         404,
         layout(request, reply, {
           audience,
-          title: "Invite not valid",
+          title: "Link not valid",
           narrow: true,
-          body: html`<h1>This invite link is not valid</h1><p>It may have been used already or be older than 72 hours. Ask for a new invite.</p>`,
+          body: html`<h1>This link is not valid</h1><p>It may have been used already, replaced by a newer one, or be too old (${link === "invite" ? "72 hours" : "one hour"}). Ask for a new one.</p>`,
         }),
       );
     }
+    const intro =
+      link === "invite"
+        ? html`<h1>Welcome to ${audienceName}</h1>
+<p>You were invited as <strong>${account.email}</strong>${account.role ? html` (${account.role})` : ""}. Choose a password to sign in.</p>`
+        : html`<h1>Choose a new password</h1>
+<p>For <strong>${account.email}</strong>. Every session of this account is signed out when you save it.</p>`;
     return sendHtml(
       reply,
       status,
       layout(request, reply, {
         audience,
-        title: "Choose a password",
+        title: link === "invite" ? "Choose a password" : "Reset password",
         narrow: true,
         error,
-        body: html`<h1>Welcome to ${audienceName}</h1>
-<p>You were invited as <strong>${account.email}</strong>${account.role ? html` (${account.role})` : ""}. Choose a password to sign in.</p>
-<form method="post" action="${base}/invite/${token}" class="card">${csrfField(reply)}
+        body: html`${intro}
+<form method="post" action="${base}/${link}/${token}" class="card">${csrfField(reply)}
 <input type="email" name="username" value="${account.email}" autocomplete="username" hidden>
 <label for="password">Password (at least ${PASSWORD_MIN_LENGTH} characters)</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
@@ -143,31 +157,60 @@ export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind:
     );
   };
 
-  app.get(`${base}/invite/:token`, { schema: { params: tokenParams } }, async (request, reply) => {
-    // The token is in the URL: never let it leak to another site through the Referer.
-    reply.header("referrer-policy", "no-referrer");
-    return invitePage(request, reply, (request.params as { token: string }).token, 200);
-  });
-
-  app.post(
-    `${base}/invite/:token`,
-    { schema: { params: tokenParams, body: passwordBody } },
-    async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const { password } = request.body as { password: string };
-      reply.header("referrer-policy", "no-referrer");
-      try {
-        const principal = await accounts.acceptInvite(kind, token, password, request.ip);
-        await signInto(request, principal);
-        return reply.redirect(base, 303);
-      } catch (error) {
-        if ((error as { code?: string }).code === "INVALID_REQUEST") {
-          return invitePage(request, reply, token, 400, (error as Error).message);
+  for (const link of ["invite", "reset"] as const) {
+    app.get(`${base}/${link}/:token`, { schema: { params: tokenParams } }, async (request, reply) =>
+      choosePasswordPage(request, reply, link, (request.params as { token: string }).token, 200),
+    );
+    app.post(
+      `${base}/${link}/:token`,
+      { schema: { params: tokenParams, body: passwordBody } },
+      async (request, reply) => {
+        const { token } = request.params as { token: string };
+        const { password } = request.body as { password: string };
+        reply.header("referrer-policy", "no-referrer");
+        try {
+          const principal =
+            link === "invite"
+              ? await accounts.acceptInvite(kind, token, password, request.ip)
+              : await accounts.completeReset(kind, token, password, request.ip);
+          await signInto(request, principal);
+          return reply.redirect(base, 303);
+        } catch (error) {
+          if ((error as { code?: string }).code === "INVALID_REQUEST") {
+            return choosePasswordPage(request, reply, link, token, 400, (error as Error).message);
+          }
+          throw error;
         }
-        throw error;
-      }
-    },
-  );
+      },
+    );
+  }
+
+  // "Forgot password": only where a link can reach the address's owner, by e-mail (SMTP_URL).
+  const forgotPage = (request: FastifyRequest, reply: FastifyReply, sent: boolean) =>
+    sendHtml(
+      reply,
+      200,
+      layout(request, reply, {
+        audience,
+        title: "Forgot password",
+        narrow: true,
+        body: sent
+          ? html`<h1>Check your e-mail</h1><p id="forgot-sent">If an account of ${audienceName} has that address, we e-mailed it a link to choose a new password. The link works once, for one hour.</p><p><a href="${base}/login">Back to sign in</a></p>`
+          : html`<h1>Forgot your password?</h1>
+<form method="post" action="${base}/forgot" class="card">${csrfField(reply)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
+<p><button type="submit">E-mail me a link</button></p></form>`,
+      }),
+    );
+  app.get(`${base}/forgot`, async (request, reply) => {
+    if (!accounts.mailsLinks) return reply.callNotFound();
+    return forgotPage(request, reply, false);
+  });
+  app.post(`${base}/forgot`, { schema: { body: forgotBody } }, async (request, reply) => {
+    if (!accounts.mailsLinks) return reply.callNotFound();
+    await accounts.requestResetByEmail(kind, (request.body as { email: string }).email, request.ip);
+    return forgotPage(request, reply, true);
+  });
 
   // The signed-in account's own page: password and sessions.
   await app.register(async (own) => {

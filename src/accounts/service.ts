@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
 import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { hexDigest } from "../http/secret-hash.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { findGroupRow } from "../merchants/store.ts";
 import { decoyHash, hashPassword, passwordMatches, passwordProblem } from "./password.ts";
 import {
@@ -11,13 +13,16 @@ import {
   type AccountRow,
   countOwnersForUpdate,
   deleteAccountWebSession,
+  deleteAllWebSessions,
   deleteOtherWebSessions,
   findAccount,
   findAccountByEmail,
   findOpenInvite,
+  findOpenReset,
   giveBackPasswordCheck,
   insertAccount,
   insertInvite,
+  insertPasswordReset,
   listGroupAccounts,
   listWebSessions,
   type Role,
@@ -30,6 +35,7 @@ import {
   takePasswordCheck,
   updateRole,
   useInvite,
+  useReset,
 } from "./store.ts";
 
 export type { AccountKind, Role } from "./store.ts";
@@ -37,6 +43,10 @@ export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 
 /** DESIGN §5: single use, 72 hours. */
 const INVITE_TTL_SECONDS = 72 * 3600;
+/** DESIGN §6: single use, 1 hour. */
+const RESET_TTL_SECONDS = 3600;
+/** "Forgot password" e-mails per client address: a few, not a mail cannon. */
+const FORGOT_REQUESTS = { limit: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 /**
  * DESIGN §5 and §6: at most 10 password checks per account in 15 minutes (then 15 minutes locked),
  * however many arrive at once; per client address, across accounts, 100 (enough for an office
@@ -90,18 +100,135 @@ export class AccountsService {
   constructor(
     private readonly db: Database,
     private readonly publicUrl: string,
+    /** With SMTP_URL, invites and resets are also e-mailed; without, links are only shown. */
+    private readonly mailer: Mailer | undefined,
+    private readonly log: FastifyBaseLogger,
   ) {}
+
+  /** Whether the pages may offer "forgot password" (a link can only reach its owner by e-mail). */
+  get mailsLinks(): boolean {
+    return this.mailer !== undefined;
+  }
 
   /** DESIGN §5: a user of one group with a role, and the single-use link that lets them in. */
   async inviteUser(groupId: string, email: string, role: Role, context: AuditContext) {
     if (!UUID_PATTERN.test(groupId) || !(await findGroupRow(this.db, groupId))) throw notFound("Group");
     const invited = await this.invite("merchant", groupId, email, role, context);
+    this.mailLink(invited.account.email, "You are invited to the merchant dashboard", [
+      `You were invited to the merchant dashboard as ${role}.`,
+      `Choose a password here (the link works once, for 72 hours): ${invited.url}`,
+    ]);
     return { userId: invited.account.id, email: invited.account.email, role, inviteUrl: invited.url };
   }
 
   async inviteOperator(email: string, context: AuditContext) {
     const invited = await this.invite("operator", null, email, null, context);
+    this.mailLink(invited.account.email, "You are invited to the operator console", [
+      "You were invited to the operator console.",
+      `Choose a password here (the link works once, for 72 hours): ${invited.url}`,
+    ]);
     return { operatorId: invited.account.id, email: invited.account.email, inviteUrl: invited.url };
+  }
+
+  /**
+   * DESIGN §6: a password reset link for the account with this address (single use, one hour;
+   * earlier links stop working). Not found when the audience has no such account.
+   */
+  async issuePasswordReset(kind: AccountKind, email: string, context: AuditContext) {
+    const account = await findAccountByEmail(this.db, kind, canonicalEmail(email));
+    if (!account) throw notFound("Account");
+    return this.resetLinkFor(account, context);
+  }
+
+  /** An owner's reset for a user of the group. */
+  async issueGroupUserReset(groupId: string, userId: string, context: AuditContext) {
+    const account = UUID_PATTERN.test(userId) ? await findAccount(this.db, userId) : undefined;
+    if (!account || account.group_id !== groupId) throw notFound("User");
+    return this.resetLinkFor(account, context);
+  }
+
+  /**
+   * "Forgot password" on a login page: e-mails a reset link when the address has an account, and
+   * answers the same either way, so the page reveals nothing. A few per address per 15 minutes.
+   */
+  async requestResetByEmail(kind: AccountKind, email: string, address: string): Promise<void> {
+    const budget = await takePasswordCheck(this.db, { key: `forgot:${address}`, ...FORGOT_REQUESTS });
+    if (!budget.taken) return;
+    const account = await findAccountByEmail(this.db, kind, canonicalEmail(email));
+    if (!account) return;
+    await this.resetLinkFor(account, { actor: actorName(kind, account.email), address });
+  }
+
+  /** The account a reset link is for, while it is unused and unexpired. */
+  resetAccount(kind: AccountKind, token: string): Promise<AccountRow | undefined> {
+    return findOpenReset(this.db, kind, hexDigest(token));
+  }
+
+  /**
+   * Sets the password a reset link asks for: every session of the account ends (and every
+   * other reset and invite link), and the caller signs the user in.
+   */
+  async completeReset(
+    kind: AccountKind,
+    token: string,
+    password: string,
+    address: string,
+  ): Promise<Principal> {
+    const problem = passwordProblem(password);
+    if (problem) throw new ApiError("INVALID_REQUEST", problem);
+    const account = await this.resetAccount(kind, token);
+    if (!account) throw notFound("Reset link");
+    const passwordHash = await hashPassword(password);
+    return this.db.transaction(async (tx) => {
+      if (!(await useReset(tx, hexDigest(token)))) throw notFound("Reset link");
+      await setPasswordHash(tx, account.id, passwordHash);
+      await revokeOpenInvites(tx, account.id);
+      await deleteAllWebSessions(tx, account.id);
+      await insertAuditEntry(tx, {
+        groupId: account.group_id,
+        actor: actorName(kind, account.email),
+        action: "account.password_reset",
+        target: account.id,
+        detail: null,
+        address,
+      });
+      return toPrincipal(account);
+    });
+  }
+
+  private async resetLinkFor(account: AccountRow, context: AuditContext) {
+    const token = randomBytes(32).toString("base64url");
+    const expiresAt = await this.db.transaction(async (tx) => {
+      const expires = await insertPasswordReset(tx, {
+        tokenHash: hexDigest(token),
+        accountId: account.id,
+        ttlSeconds: RESET_TTL_SECONDS,
+      });
+      await insertAuditEntry(tx, {
+        groupId: account.group_id,
+        action: "account.password_reset_issued",
+        target: account.email,
+        detail: null,
+        ...context,
+      });
+      return expires;
+    });
+    const base = account.kind === "merchant" ? "/dashboard" : "/operator";
+    const resetUrl = `${this.publicUrl.replace(/\/$/, "")}${base}/reset/${token}`;
+    this.mailLink(account.email, "Reset your password", [
+      "Someone (we hope you) asked to reset the password of your account.",
+      `Choose a new one here (the link works once, for one hour): ${resetUrl}`,
+      "If it was not you, ignore this e-mail: your password stays as it is.",
+    ]);
+    return { resetUrl, expiresAt: expiresAt.toISOString() };
+  }
+
+  /** E-mails a link when SMTP is configured; a mail that cannot be sent is logged, not thrown. */
+  private mailLink(to: string, subject: string, lines: string[]): void {
+    if (!this.mailer) return;
+    this.mailer.send({ to, subject, text: `${lines.join("\n\n")}\n` }).catch((error: Error) => {
+      this.log.warn({ reason: error.message }, "could not e-mail a link (it was still issued)");
+    });
   }
 
   /** The account an invite link is for, while the link is unused and unexpired. */

@@ -31,6 +31,8 @@ Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, 
   checkout users add --group GROUP_ID --email EMAIL --role owner|developer|viewer
                                               invite a dashboard user; prints the invite URL (single use, 72 h)
   checkout operators add EMAIL                invite an operator to the console; prints the invite URL
+  checkout users reset-password EMAIL         a password reset link for a dashboard user (single use, 1 h)
+  checkout operators reset-password EMAIL     the same for an operator
 
 Merchant API client (--url; --public-key/--secret-key, default $PUBLIC_KEY/$SECRET_KEY):
   checkout payments refund TRANSACTION_ID [--amount CENTS] [--reason requested_by_customer|duplicate|fraudulent]
@@ -264,6 +266,14 @@ async function run() {
       );
     case "operators add":
       return print(await admin.post("/admin/v1/operators", { email: required(argument, "EMAIL") }));
+    case "users reset-password":
+    case "operators reset-password":
+      return print(
+        await admin.post("/admin/v1/accounts/password-resets", {
+          email: required(argument, "EMAIL"),
+          audience: command === "users" ? "dashboard" : "operator",
+        }),
+      );
     case "webhook-secret rotate": {
       const grace = values.grace === undefined ? undefined : Number(values.grace);
       if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");

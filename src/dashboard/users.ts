@@ -21,7 +21,7 @@ export const roleOptions = (selected: Role | null) =>
     (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
   );
 
-/** /dashboard/users (owners: invite, change role, remove) and /dashboard/audit (owners). */
+/** /dashboard/users (owners: invite, reset a password, change role, remove) and /dashboard/audit (owners). */
 const userPages: FastifyPluginAsync<{ accounts: AccountsService }> = async (app, { accounts }) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
@@ -40,7 +40,7 @@ ${users.map(
 <td><form method="post" action="/dashboard/users/${user.userId}/role" class="row">${csrfField(reply)}<label class="skip" for="role-${user.userId}">Role of ${user.email}</label>
 <select id="role-${user.userId}" name="role">${roleOptions(user.role)}</select><button type="submit" class="secondary">Change</button></form></td>
 <td>${time(user.createdAt)}</td>
-<td>${user.userId === principal.accountId ? html`<span class="muted">you</span>` : html`<form method="post" action="/dashboard/users/${user.userId}/remove" class="inline">${csrfField(reply)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
+<td>${user.userId === principal.accountId ? html`<span class="muted">you</span>` : html`${user.pending ? "" : html`<form method="post" action="/dashboard/users/${user.userId}/reset" class="inline">${csrfField(reply)}<button type="submit" class="secondary">Reset password</button></form> `}<form method="post" action="/dashboard/users/${user.userId}/remove" class="inline">${csrfField(reply)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
 )}</tbody></table></div>
 <h2>Invite someone</h2>
 <form method="post" action="/dashboard/users" class="card row">${csrfField(reply)}
@@ -101,6 +101,21 @@ ${users.map(
     );
     setFlash(request, { kind: "ok", text: "User removed and signed out." });
     return reply.redirect("/dashboard/users", 303);
+  });
+
+  app.post("/dashboard/users/:userId/reset", { schema: { params: userParams } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "manage_users");
+    const reset = await accounts.issueGroupUserReset(
+      principal.groupId,
+      (request.params as { userId: string }).userId,
+      auditContext(request),
+    );
+    return render(
+      request,
+      reply,
+      html`<div class="secret" role="status"><p><strong>Password reset link.</strong> Send it to the user; it works once, for one hour, and signs out every session of the account when used.</p><p class="mono" id="reset-url">${reset.resetUrl}</p></div>`,
+    );
   });
 
   app.get("/dashboard/audit", { schema: { querystring: auditQuery } }, async (request, reply) => {

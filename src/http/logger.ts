@@ -11,7 +11,8 @@ export const REDACTED_PATHS = [
 ];
 
 // Payment links and invite links: whoever holds the token can pay, or sign up as the invitee.
-const LINK_PATH = /^\/(pay|return|dashboard\/invite|operator\/invite)\/[^/?#]+/i;
+const LINK_PATH =
+  /^\/(pay|return|dashboard\/invite|operator\/invite|dashboard\/reset|operator\/reset)\/[^/?#]+/i;
 
 /**
  * The URL as logged: a link's token replaced. The router decodes percent-encoding (`/%70ay/…` is

@@ -81,6 +81,45 @@ const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = as
       return reply.code(201).send({ success: true, data });
     },
   );
+
+  app.post(
+    "/admin/v1/accounts/password-resets",
+    {
+      schema: {
+        summary: "Issue a password reset link for a dashboard user or an operator",
+        description:
+          "Single use, valid one hour; earlier reset links of the account stop working. Using it sets the " +
+          "password, ends every session of the account and signs in. With SMTP_URL set it is also e-mailed.",
+        tags: ["admin"],
+        security: adminSecurity,
+        body: {
+          type: "object",
+          required: ["email", "audience"],
+          additionalProperties: false,
+          properties: { email, audience: { type: "string", enum: ["dashboard", "operator"] } },
+        } as const,
+        response: {
+          201: successEnvelope({
+            type: "object",
+            required: ["resetUrl", "expiresAt"],
+            properties: {
+              resetUrl: { type: "string", description: "Single use, valid one hour" },
+              expiresAt: { type: "string", format: "date-time" },
+            },
+          } as const),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const kind = request.body.audience === "dashboard" ? "merchant" : "operator";
+      const data = await accounts.issuePasswordReset(kind, request.body.email, {
+        ...ADMIN,
+        address: request.ip,
+      });
+      return reply.code(201).send({ success: true, data });
+    },
+  );
 };
 
 export default accountAdminRoutes;
