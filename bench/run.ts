@@ -147,6 +147,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
     {
       PORT: String(port),
       PROCESSOR: "stripe",
+      SECRETS_KEY: Buffer.alloc(32, 4).toString("base64"),
       STRIPE_SECRET_KEY: "sk_test_bench",
       STRIPE_API_URL: sandboxUrl,
       PUBLIC_URL: url,

@@ -105,6 +105,7 @@ function launch(
     PUBLIC_URL: publicUrl,
     DATABASE_URL: databaseUrl,
     PROCESSOR: "stripe",
+    SECRETS_KEY: Buffer.alloc(32, 5).toString("base64"),
     STRIPE_SECRET_KEY: SECRET_KEY,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_URL: sandboxUrl,

@@ -10,10 +10,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { accountPages } from "./account-pages/pages.ts";
 import accountAdminRoutes from "./accounts/routes/admin.ts";
 import { AccountsService } from "./accounts/service.ts";
+import { TwoFactorService } from "./accounts/two-factor.ts";
 import checkoutRoutes from "./checkout/routes.ts";
 import { type Config, ConfigError, MIN_ADMIN_TOKEN_LENGTH } from "./config.ts";
 import groupPages from "./console/groups.ts";
 import operationsPages from "./console/operations.ts";
+import { secretBoxFor } from "./crypto/keys.ts";
+import type { SecretBox } from "./crypto/secret-box.ts";
 import developerPages from "./dashboard/developers.ts";
 import overviewPage from "./dashboard/overview.ts";
 import paymentDetailPages from "./dashboard/payment-detail.ts";
@@ -73,6 +76,9 @@ export interface Services {
   merchants: MerchantsService;
   merchantAuth: MerchantAuthenticator;
   accounts: AccountsService;
+  twoFactor: TwoFactorService;
+  /** Seals secrets at rest (SECRETS_KEY). */
+  box: SecretBox;
 }
 
 export interface RunningService {
@@ -128,6 +134,7 @@ function buildServices(
 ): Services {
   const outbox = new WebhookOutbox();
   const webhooks = new WebhookService(db, outbox);
+  const box = secretBoxFor(config);
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   return {
     config,
@@ -137,14 +144,17 @@ function buildServices(
     metrics: new Metrics(() => webhooks.queueDepth()),
     payments: createPayments({ db, processors, outbox, config, log }),
     webhooks,
-    merchants: new MerchantsService(db, merchantAuth.forget),
+    merchants: new MerchantsService(db, box, merchantAuth.forget),
     merchantAuth,
     accounts: new AccountsService(
       db,
       config.publicUrl,
       config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
       log,
+      config.operatorsRequire2fa,
     ),
+    twoFactor: new TwoFactorService(db, box, new URL(config.publicUrl).host),
+    box,
   };
 }
 
@@ -265,8 +275,8 @@ async function registerRoutes(
       secure: new URL(config.publicUrl).protocol === "https:",
       publicHost: isLocalUrl(config.publicUrl) ? null : new URL(config.publicUrl).host,
     });
-    await web.register(accountPages, { accounts, kind: "merchant" });
-    await web.register(accountPages, { accounts, kind: "operator" });
+    await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "merchant" });
+    await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "operator" });
     await web.register(async (dashboard) => {
       dashboard.addHook("preValidation", requireSignIn(accounts, "merchant"));
       // Actions that make the service send webhooks are limited per group, as on the API.
@@ -283,7 +293,7 @@ async function registerRoutes(
       await dashboard.register(paymentListPages, { queries: payments.queries });
       await dashboard.register(paymentDetailPages, { payments, webhooks });
       await dashboard.register(developerPages, { merchants, webhooks, accounts });
-      await dashboard.register(userPages, { accounts });
+      await dashboard.register(userPages, { accounts, twoFactor: services.twoFactor });
     });
     await web.register(async (operatorConsole) => {
       operatorConsole.addHook("preValidation", requireSignIn(accounts, "operator"));
@@ -428,6 +438,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       });
 
     const services = buildServices(config, db, new ProcessorRegistry(processor), app.log);
+    // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
+    const resealed =
+      (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());
+    if (resealed > 0) app.log.info({ resealed }, "secrets sealed again with the current SECRETS_KEY");
     await services.merchantAuth.start();
     stoppers.push(() => services.merchantAuth.stop());
     let redis: RedisLink | undefined;
@@ -456,6 +470,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         log: app.log,
         metrics: services.metrics,
         resolver: options.webhookResolver,
+        box: services.box,
       });
       await dispatcher.start();
       workers.push(dispatcher);

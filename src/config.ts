@@ -42,6 +42,13 @@ export interface Config {
   reconcileIntervalHours: number;
   shutdownGraceMs: number;
   logLevel: string;
+  /**
+   * SECRETS_KEY: the keys that seal secrets at rest, newest first (base64 of 32 bytes each,
+   * comma-separated). Unset in the sandbox: one is made in DATA_DIR. Required with Stripe.
+   */
+  secretsKeys: Buffer[] | undefined;
+  /** Operators must sign in with a second factor (OPERATORS_REQUIRE_2FA=true). */
+  operatorsRequire2fa: boolean;
   /** SMTP server for invites and password resets (smtp:// or smtps://); unset: links are only shown. */
   smtpUrl: string | undefined;
   smtpFrom: string;
@@ -169,6 +176,8 @@ export const ENVIRONMENT_VARIABLES = [
   "TRUST_PROXY",
   "SMTP_URL",
   "SMTP_FROM",
+  "SECRETS_KEY",
+  "OPERATORS_REQUIRE_2FA",
 ] as const;
 
 /** Every setting, read and checked once; the first bad one stops the start with its own line. */
@@ -195,6 +204,13 @@ export function loadConfig(env: Env = process.env): Config {
       "ADMIN_TOKEN",
       "[hidden]",
       `at least ${MIN_ADMIN_TOKEN_LENGTH} characters with PROCESSOR=stripe (or unset, to have one generated)`,
+    );
+  }
+  const secretsKeys = env.SECRETS_KEY ? parseSecretsKeys(env.SECRETS_KEY) : undefined;
+  if (processor === "stripe" && !secretsKeys) {
+    throw new ConfigError(
+      "PROCESSOR=stripe needs SECRETS_KEY (base64 of 32 random bytes, e.g. `openssl rand -base64 32`): " +
+        "it seals webhook signing secrets and two-factor secrets at rest",
     );
   }
   const host = env.HOST || "127.0.0.1";
@@ -241,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    secretsKeys,
+    operatorsRequire2fa: oneOf(env, "OPERATORS_REQUIRE_2FA", ["true", "false"] as const, "false") === "true",
     smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,
     smtpFrom: env.SMTP_FROM || `Checkout <no-reply@${new URL(publicUrl).hostname}>`,
   };
@@ -261,6 +279,17 @@ function trustProxy(value: string | undefined): boolean | number | string {
     value,
     'true, a number of proxy hops, or the proxies\' addresses (e.g. "10.0.0.0/8,127.0.0.1")',
   );
+}
+
+/** "newest,older,…": each the base64 of 32 bytes. The value itself is never repeated in an error. */
+function parseSecretsKeys(raw: string): Buffer[] {
+  const keys = raw.split(",").map((part) => Buffer.from(part.trim(), "base64"));
+  if (keys.some((key) => key.length !== 32)) {
+    throw new ConfigError(
+      "SECRETS_KEY is not valid: expected base64 of 32 bytes (openssl rand -base64 32), newest first, comma-separated",
+    );
+  }
+  return keys;
 }
 
 function smtpUrl(raw: string): string {

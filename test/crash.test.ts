@@ -83,6 +83,7 @@ describe("a crash while the processor answers a create", () => {
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
     PROCESSOR: "stripe",
+    SECRETS_KEY: Buffer.alloc(32, 3).toString("base64"),
     STRIPE_SECRET_KEY: "sk_test_crash",
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_URL: processorUrl,

@@ -71,7 +71,11 @@ describe("deployment files stay in step with the code", () => {
           key,
           // A placeholder stands for what the operator sets: long enough wherever length is checked.
           value.replace(/\$\{([A-Z_]+)[^}]*\}/g, (_, v) =>
-            v === "SITE_ADDRESS" ? "pay.example.com" : "x".repeat(40),
+            v === "SITE_ADDRESS"
+              ? "pay.example.com"
+              : v === "SECRETS_KEY"
+                ? Buffer.alloc(32, 9).toString("base64")
+                : "x".repeat(40),
           ),
         ]),
       );

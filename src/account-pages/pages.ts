@@ -3,17 +3,24 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
 import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
+import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { hexDigest } from "../http/secret-hash.ts";
 import { time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { type Audience, csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
 import { requireSignIn } from "../web/plugin.ts";
+import { qrCode } from "../web/qr.ts";
 
 const field = { type: "string", maxLength: 512 } as const;
 const loginBody = formBody({ email: field, password: field }, ["email", "password"]);
 const passwordBody = formBody({ password: field }, ["password"]);
 const forgotBody = formBody({ email: field }, ["email"]);
+const codeBody = formBody(
+  { challenge: { type: "string", maxLength: 64 }, code: { type: "string", maxLength: 20 } },
+  ["challenge", "code"],
+);
+const twoFactorBody = formBody({ code: { type: "string", maxLength: 20 } }, ["code"]);
 const changePasswordBody = formBody({ current: field, password: field }, ["current", "password"]);
 const tokenParams = {
   type: "object",
@@ -33,10 +40,11 @@ async function signInto(request: FastifyRequest, principal: Principal): Promise<
   request.session.userAgent = String(request.headers["user-agent"] ?? "").slice(0, 300);
 }
 
-export const accountPages: FastifyPluginAsync<{ accounts: AccountsService; kind: AccountKind }> = async (
-  app,
-  { accounts, kind },
-) => {
+export const accountPages: FastifyPluginAsync<{
+  accounts: AccountsService;
+  twoFactor: TwoFactorService;
+  kind: AccountKind;
+}> = async (app, { accounts, twoFactor, kind }) => {
   const audience: Audience = kind === "merchant" ? "dashboard" : "operator";
   const base = `/${audience}`;
   const audienceName = kind === "merchant" ? "the merchant dashboard" : "the operator console";
@@ -65,6 +73,19 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
       }),
     );
 
+  /** 429 with Retry-After, and the login page saying how long to wait. */
+  const throttledLogin = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    until: Date,
+    why: string,
+    email = "",
+  ) => {
+    const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+    reply.header("retry-after", String(seconds));
+    return loginPage(request, reply, 429, `${why} Try again in ${Math.ceil(seconds / 60)} minutes.`, email);
+  };
+
   app.get(`${base}/login`, async (request, reply) => {
     if (request.session.accountId && (await accounts.principal(request.session.accountId))?.kind === kind) {
       return reply.redirect(base, 303);
@@ -75,22 +96,67 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
   app.post(`${base}/login`, { schema: { body: loginBody } }, async (request, reply) => {
     const { email, password } = request.body as { email: string; password: string };
     const result = await accounts.signIn(kind, email, password, request.ip);
-    if (result.outcome === "signed_in") {
-      await signInto(request, result.principal);
-      return reply.redirect(base, 303);
-    }
+    if (result.outcome === "signed_in") return signInOrAskForCode(request, reply, result.principal);
     if (result.outcome === "throttled") {
-      const seconds = Math.max(1, Math.ceil((result.until.getTime() - Date.now()) / 1000));
-      reply.header("retry-after", String(seconds));
-      return loginPage(
+      return throttledLogin(
         request,
         reply,
-        429,
-        `Too many failed sign-ins for this account. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+        result.until,
+        "Too many failed sign-ins for this account.",
         email,
       );
     }
     return loginPage(request, reply, 401, "That email and password do not match an account.", email);
+  });
+
+  /** The second form: a code from the authenticator app or a recovery code, then a session. */
+  const codePage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    challenge: string,
+    status: number,
+    error?: string,
+  ) =>
+    sendHtml(
+      reply,
+      status,
+      layout(request, reply, {
+        audience,
+        title: "Two-factor sign-in",
+        narrow: true,
+        error,
+        body: html`<h1>Two-factor sign-in</h1>
+<p>Enter the 6-digit code your authenticator app shows now, or one of your recovery codes.</p>
+<form method="post" action="${base}/login/code" class="card">${csrfField(reply)}
+<input type="hidden" name="challenge" value="${challenge}">
+<label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" required maxlength="20" autofocus>
+<p><button type="submit">Sign in</button></p></form>`,
+      }),
+    );
+
+  /** After the right password (or a reset): a session now, or first the second factor. */
+  const signInOrAskForCode = async (request: FastifyRequest, reply: FastifyReply, principal: Principal) => {
+    if (principal.twoFactorOn)
+      return codePage(request, reply, await twoFactor.startChallenge(principal), 200);
+    await signInto(request, principal);
+    return reply.redirect(base, 303);
+  };
+
+  app.post(`${base}/login/code`, { schema: { body: codeBody } }, async (request, reply) => {
+    const { challenge, code } = request.body as { challenge: string; code: string };
+    const principal = await twoFactor.challenged(challenge, (id) => accounts.principal(id));
+    if (principal?.kind !== kind) {
+      return loginPage(request, reply, 401, "That sign-in has run out. Sign in again.");
+    }
+    const check = await twoFactor.completeChallenge(challenge, principal, code);
+    if (check.outcome === "accepted") {
+      await signInto(request, principal);
+      return reply.redirect(base, 303);
+    }
+    if (check.outcome === "throttled") {
+      return throttledLogin(request, reply, check.until, "Too many wrong codes.");
+    }
+    return codePage(request, reply, challenge, 401, "That code is not right.");
   });
 
   app.post(`${base}/logout`, async (request, reply) => {
@@ -173,8 +239,8 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
             link === "invite"
               ? await accounts.acceptInvite(kind, token, password, request.ip)
               : await accounts.completeReset(kind, token, password, request.ip);
-          await signInto(request, principal);
-          return reply.redirect(base, 303);
+          // A reset replaces the password, not the second factor.
+          return await signInOrAskForCode(request, reply, principal);
         } catch (error) {
           if ((error as { code?: string }).code === "INVALID_REQUEST") {
             return choosePasswordPage(request, reply, link, token, 400, (error as Error).message);
@@ -217,8 +283,10 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
     own.addHook("preValidation", requireSignIn(accounts, kind));
     const principalOf = (request: FastifyRequest) => request.principal as Principal;
 
-    own.get(`${base}/account`, async (request, reply) => {
-      const sessions = await accounts.sessions(principalOf(request), hexDigest(request.session.sessionId));
+    const accountPage = async (request: FastifyRequest, reply: FastifyReply, recoveryCodes?: string[]) => {
+      const principal = principalOf(request);
+      const sessions = await accounts.sessions(principal, hexDigest(request.session.sessionId));
+      const enrolment = await twoFactor.enrolment(principal);
       return sendHtml(
         reply,
         200,
@@ -226,6 +294,28 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
           audience,
           title: "Account",
           body: html`<h1>Your account</h1>
+${principal.twoFactorRequired && !principal.twoFactorOn ? html`<p class="card flash error" role="alert" id="two-factor-required">Two-factor sign-in is required here: turn it on below to use the other pages.</p>` : ""}
+<section class="card" id="two-factor"><h2>Two-factor sign-in</h2>
+${
+  recoveryCodes
+    ? html`<p><strong>Two-factor sign-in is on.</strong> Keep these recovery codes somewhere safe: each signs you in once if you lose your phone. They are shown only now.</p>
+<ul class="recovery-codes mono">${recoveryCodes.map((code) => html`<li>${code}</li>`)}</ul>`
+    : enrolment
+      ? html`<p>Scan this code with an authenticator app (or enter the key by hand), then enter the 6-digit code it shows.</p>
+${qrCode(enrolment.uri, "QR code of the two-factor secret")}
+<p><code id="otpauth-uri" class="mono">${enrolment.uri}</code></p>
+<form method="post" action="${base}/account/two-factor">${csrfField(reply)}
+<label for="code">Code from the app</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" required maxlength="6">
+<p><button type="submit">Turn on two-factor sign-in</button></p></form>`
+      : html`<p id="two-factor-on">Two-factor sign-in is on.</p>
+${
+  principal.twoFactorRequired
+    ? html`<p class="muted">It is required here, so it stays on.</p>`
+    : html`<form method="post" action="${base}/account/two-factor/off">${csrfField(reply)}
+<label for="off-code">Code from the app, or a recovery code</label><input id="off-code" name="code" autocomplete="one-time-code" required maxlength="20">
+<p><button type="submit" class="secondary">Turn off</button></p></form>`
+}`
+}</section>
 <section class="card"><h2>Change password</h2>
 <form method="post" action="${base}/account/password">${csrfField(reply)}
 <label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
@@ -242,7 +332,42 @@ ${sessions.map(
 )}</tbody></table></div>`,
         }),
       );
+    };
+
+    own.get(`${base}/account`, async (request, reply) => accountPage(request, reply));
+
+    own.post(`${base}/account/two-factor`, { schema: { body: twoFactorBody } }, async (request, reply) => {
+      try {
+        const codes = await twoFactor.confirm(
+          principalOf(request),
+          (request.body as { code: string }).code,
+          request.ip,
+        );
+        // Shown once, in this answer; the principal read for the page must see it on.
+        request.principal = { ...principalOf(request), twoFactorOn: true };
+        return await accountPage(request, reply, codes);
+      } catch (error) {
+        if ((error as { code?: string }).code !== "INVALID_REQUEST") throw error;
+        setFlash(request, { kind: "error", text: (error as Error).message });
+        return reply.redirect(`${base}/account`, 303);
+      }
     });
+
+    own.post(
+      `${base}/account/two-factor/off`,
+      { schema: { body: twoFactorBody } },
+      async (request, reply) => {
+        try {
+          await twoFactor.disable(principalOf(request), (request.body as { code: string }).code, request.ip);
+          setFlash(request, { kind: "ok", text: "Two-factor sign-in is off." });
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (code !== "INVALID_REQUEST" && code !== "RATE_LIMIT_EXCEEDED") throw error;
+          setFlash(request, { kind: "error", text: (error as Error).message });
+        }
+        return reply.redirect(`${base}/account`, 303);
+      },
+    );
 
     own.post(`${base}/account/password`, { schema: { body: changePasswordBody } }, async (request, reply) => {
       const { current, password } = request.body as { current: string; password: string };

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
-import type { Database } from "../db/database.ts";
+import type { Database, Queryable } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { hexDigest } from "../http/secret-hash.ts";
@@ -17,8 +17,7 @@ import {
   deleteOtherWebSessions,
   findAccount,
   findAccountByEmail,
-  findOpenInvite,
-  findOpenReset,
+  findLinkAccount,
   giveBackPasswordCheck,
   insertAccount,
   insertInvite,
@@ -62,6 +61,9 @@ export interface Principal {
   email: string;
   groupId: string | null;
   role: Role | null;
+  twoFactorOn: boolean;
+  /** The group (or OPERATORS_REQUIRE_2FA) requires a second factor: pages wait until it is on. */
+  twoFactorRequired: boolean;
 }
 
 export type SignInResult =
@@ -74,12 +76,14 @@ export interface AuditContext {
   address: string | null;
 }
 
-const toPrincipal = (row: AccountRow): Principal => ({
+const toPrincipal = (row: AccountRow, operatorsRequire2fa: boolean): Principal => ({
   accountId: row.id,
   kind: row.kind,
   email: row.email,
   groupId: row.group_id,
   role: row.role,
+  twoFactorOn: row.totp_enabled_at !== null,
+  twoFactorRequired: row.kind === "operator" ? operatorsRequire2fa : row.group_requires_two_factor,
 });
 
 /**
@@ -88,8 +92,8 @@ const toPrincipal = (row: AccountRow): Principal => ({
  */
 export const canonicalEmail = (email: string): string => email.trim().normalize("NFKC").toLowerCase();
 
-/** The budget of password checks an account (known or not) spends from. */
-const accountBudget = (kind: AccountKind, email: string) => ({
+/** The budget of password checks an account (known or not) spends from; second factors spend from it too. */
+export const accountBudget = (kind: AccountKind, email: string) => ({
   key: `${kind}:${canonicalEmail(email)}`,
   ...ACCOUNT_CHECKS,
 });
@@ -103,6 +107,7 @@ export class AccountsService {
     /** With SMTP_URL, invites and resets are also e-mailed; without, links are only shown. */
     private readonly mailer: Mailer | undefined,
     private readonly log: FastifyBaseLogger,
+    private readonly operatorsRequire2fa: boolean,
   ) {}
 
   /** Whether the pages may offer "forgot password" (a link can only reach its owner by e-mail). */
@@ -161,7 +166,7 @@ export class AccountsService {
 
   /** The account a reset link is for, while it is unused and unexpired. */
   resetAccount(kind: AccountKind, token: string): Promise<AccountRow | undefined> {
-    return findOpenReset(this.db, kind, hexDigest(token));
+    return findLinkAccount(this.db, "reset", kind, hexDigest(token));
   }
 
   /**
@@ -174,25 +179,54 @@ export class AccountsService {
     password: string,
     address: string,
   ): Promise<Principal> {
+    return this.passwordFromLink(
+      {
+        find: () => this.resetAccount(kind, token),
+        what: "Reset link",
+        action: "account.password_reset",
+        apply: async (tx, account, passwordHash) => {
+          if (!(await useReset(tx, hexDigest(token)))) return false;
+          await setPasswordHash(tx, account.id, passwordHash);
+          await revokeOpenInvites(tx, account.id);
+          await deleteAllWebSessions(tx, account.id);
+          return true;
+        },
+      },
+      password,
+      address,
+    );
+  }
+
+  /**
+   * A password from an invite or reset link: checked, hashed, then `apply`d with the audit entry
+   * in one transaction; a link that stopped working meanwhile is not found.
+   */
+  private async passwordFromLink(
+    link: {
+      find: () => Promise<AccountRow | undefined>;
+      what: string;
+      action: string;
+      apply: (tx: Queryable, account: AccountRow, passwordHash: string) => Promise<boolean>;
+    },
+    password: string,
+    address: string,
+  ): Promise<Principal> {
     const problem = passwordProblem(password);
     if (problem) throw new ApiError("INVALID_REQUEST", problem);
-    const account = await this.resetAccount(kind, token);
-    if (!account) throw notFound("Reset link");
+    const account = await link.find();
+    if (!account) throw notFound(link.what);
     const passwordHash = await hashPassword(password);
     return this.db.transaction(async (tx) => {
-      if (!(await useReset(tx, hexDigest(token)))) throw notFound("Reset link");
-      await setPasswordHash(tx, account.id, passwordHash);
-      await revokeOpenInvites(tx, account.id);
-      await deleteAllWebSessions(tx, account.id);
+      if (!(await link.apply(tx, account, passwordHash))) throw notFound(link.what);
       await insertAuditEntry(tx, {
         groupId: account.group_id,
-        actor: actorName(kind, account.email),
-        action: "account.password_reset",
+        actor: actorName(account.kind, account.email),
+        action: link.action,
         target: account.id,
         detail: null,
         address,
       });
-      return toPrincipal(account);
+      return toPrincipal(account, this.operatorsRequire2fa);
     });
   }
 
@@ -233,36 +267,27 @@ export class AccountsService {
 
   /** The account an invite link is for, while the link is unused and unexpired. */
   invitedAccount(kind: AccountKind, token: string): Promise<AccountRow | undefined> {
-    return findOpenInvite(this.db, kind, hexDigest(token));
+    return findLinkAccount(this.db, "invite", kind, hexDigest(token));
   }
 
   /** Sets the password an invite asks for and uses the invite up; the caller signs the user in. */
-  async acceptInvite(
-    kind: AccountKind,
-    token: string,
-    password: string,
-    address: string,
-  ): Promise<Principal> {
-    const problem = passwordProblem(password);
-    if (problem) throw new ApiError("INVALID_REQUEST", problem);
-    const account = await this.invitedAccount(kind, token);
-    if (!account) throw notFound("Invite");
-    const passwordHash = await hashPassword(password);
-    return this.db.transaction(async (tx) => {
-      if (!(await useInvite(tx, hexDigest(token)))) throw notFound("Invite");
-      // Only an account without a password takes one from an invite; every other link dies.
-      if (!(await setFirstPassword(tx, account.id, passwordHash))) throw notFound("Invite");
-      await revokeOpenInvites(tx, account.id);
-      await insertAuditEntry(tx, {
-        groupId: account.group_id,
-        actor: actorName(kind, account.email),
+  acceptInvite(kind: AccountKind, token: string, password: string, address: string): Promise<Principal> {
+    return this.passwordFromLink(
+      {
+        find: () => this.invitedAccount(kind, token),
+        what: "Invite",
         action: "account.invite_accepted",
-        target: account.id,
-        detail: null,
-        address,
-      });
-      return toPrincipal(account);
-    });
+        apply: async (tx, account, passwordHash) => {
+          if (!(await useInvite(tx, hexDigest(token)))) return false;
+          // Only an account without a password takes one from an invite; every other link dies.
+          if (!(await setFirstPassword(tx, account.id, passwordHash))) return false;
+          await revokeOpenInvites(tx, account.id);
+          return true;
+        },
+      },
+      password,
+      address,
+    );
   }
 
   /**
@@ -303,13 +328,13 @@ export class AccountsService {
       actor: actorName(kind, row.email),
       address,
     });
-    return { outcome: "signed_in", principal: toPrincipal(row) };
+    return { outcome: "signed_in", principal: toPrincipal(row, this.operatorsRequire2fa) };
   }
 
   /** The signed-in account as it is now: a removed account or a changed role takes effect at once. */
   async principal(accountId: string): Promise<Principal | undefined> {
     const row = UUID_PATTERN.test(accountId) ? await findAccount(this.db, accountId) : undefined;
-    return row && toPrincipal(row);
+    return row && toPrincipal(row, this.operatorsRequire2fa);
   }
 
   /** Ends every other session of the account, since whoever knew the old password may hold one. */

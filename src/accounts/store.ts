@@ -12,9 +12,16 @@ export interface AccountRow {
   email: string;
   password_hash: string | null;
   created_at: Date;
+  totp_enabled_at: Date | null;
+  /** The account's group requires two-factor sign-in. */
+  group_requires_two_factor: boolean;
 }
 
-const ACCOUNT_COLUMNS = "id, kind, group_id, role, email, password_hash, created_at";
+/** An account's columns, with its group's two-factor requirement; `a` is the table's alias. */
+const accountColumns = (a = "") =>
+  `${a}id, ${a}kind, ${a}group_id, ${a}role, ${a}email, ${a}password_hash, ${a}created_at, ${a}totp_enabled_at,
+   COALESCE((SELECT g.require_two_factor FROM groups g WHERE g.id = ${a}group_id), false) AS group_requires_two_factor`;
+const ACCOUNT_COLUMNS = accountColumns();
 
 /** A new account, or the existing one when an invite is sent again to someone not yet signed up. */
 export async function insertAccount(
@@ -136,19 +143,26 @@ export async function insertInvite(
   );
 }
 
-/** The account an unused, unexpired invite is for. */
-export async function findOpenInvite(
+/** Links that set a password: an invite sets the first one only; a reset replaces it. */
+const LINK_QUERIES = {
+  invite: `SELECT ${accountColumns("a.")}
+     FROM account_invites l JOIN accounts a ON a.id = l.account_id
+     WHERE l.token_hash = $1 AND a.kind = $2 AND l.used_at IS NULL AND l.expires_at > now()
+       AND a.removed_at IS NULL AND a.password_hash IS NULL`,
+  reset: `SELECT ${accountColumns("a.")}
+     FROM password_resets l JOIN accounts a ON a.id = l.account_id
+     WHERE l.token_hash = $1 AND a.kind = $2 AND l.used_at IS NULL AND l.expires_at > now()
+       AND a.removed_at IS NULL`,
+};
+
+/** The account an unused, unexpired invite or reset link is for. */
+export async function findLinkAccount(
   q: Queryable,
+  link: keyof typeof LINK_QUERIES,
   kind: AccountKind,
   tokenHash: string,
 ): Promise<AccountRow | undefined> {
-  const [row] = await q.query<AccountRow>(
-    `SELECT a.id, a.kind, a.group_id, a.role, a.email, a.password_hash, a.created_at
-     FROM account_invites i JOIN accounts a ON a.id = i.account_id
-     WHERE i.token_hash = $1 AND a.kind = $2 AND i.used_at IS NULL AND i.expires_at > now()
-       AND a.removed_at IS NULL AND a.password_hash IS NULL`,
-    [tokenHash, kind],
-  );
+  const [row] = await q.query<AccountRow>(LINK_QUERIES[link], [tokenHash, kind]);
   return row;
 }
 
@@ -346,22 +360,6 @@ export async function insertPasswordReset(
     [reset.tokenHash, reset.accountId, reset.ttlSeconds],
   );
   return (row as { expires_at: Date }).expires_at;
-}
-
-/** The account an unused, unexpired reset link is for. */
-export async function findOpenReset(
-  q: Queryable,
-  kind: AccountKind,
-  tokenHash: string,
-): Promise<AccountRow | undefined> {
-  const [row] = await q.query<AccountRow>(
-    `SELECT a.id, a.kind, a.group_id, a.role, a.email, a.password_hash, a.created_at
-     FROM password_resets r JOIN accounts a ON a.id = r.account_id
-     WHERE r.token_hash = $1 AND a.kind = $2 AND r.used_at IS NULL AND r.expires_at > now()
-       AND a.removed_at IS NULL`,
-    [tokenHash, kind],
-  );
-  return row;
 }
 
 /** Uses a reset link up, and every other open link of the account with it; false when it was not open. */

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { auditQuery, sendAuditLog } from "../account-pages/audit-view.ts";
 import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
+import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { time } from "../web/format.ts";
 import { formBody, inviteForm } from "../web/forms.ts";
@@ -21,8 +22,13 @@ export const roleOptions = (selected: Role | null) =>
     (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
   );
 
+const requireForm = formBody({ required: { type: "string", enum: ["true", "false"] } }, ["required"]);
+
 /** /dashboard/users (owners: invite, reset a password, change role, remove) and /dashboard/audit (owners). */
-const userPages: FastifyPluginAsync<{ accounts: AccountsService }> = async (app, { accounts }) => {
+const userPages: FastifyPluginAsync<{ accounts: AccountsService; twoFactor: TwoFactorService }> = async (
+  app,
+  { accounts, twoFactor },
+) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
@@ -47,7 +53,12 @@ ${users.map(
 <div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
 <div><label for="invite-role">Role</label><select id="invite-role" name="role">${roleOptions("viewer")}</select></div>
 <div><button type="submit">Create invite link</button></div></form>
-<p class="muted">Owners do everything; developers all but managing users; viewers only read.</p>`,
+<p class="muted">Owners do everything; developers all but managing users; viewers only read.</p>
+<h2>Two-factor sign-in</h2>
+<form method="post" action="/dashboard/users/two-factor" class="card" id="require-two-factor">${csrfField(reply)}
+<p>${principal.twoFactorRequired ? "Required: every user of this group signs in with a second factor." : "Optional: each user decides."}</p>
+<input type="hidden" name="required" value="${principal.twoFactorRequired ? "false" : "true"}">
+<p><button type="submit" class="secondary">${principal.twoFactorRequired ? "Make it optional" : "Require it for everyone"}</button></p></form>`,
     );
   };
 
@@ -116,6 +127,20 @@ ${users.map(
       reply,
       html`<div class="secret" role="status"><p><strong>Password reset link.</strong> Send it to the user; it works once, for one hour, and signs out every session of the account when used.</p><p class="mono" id="reset-url">${reset.resetUrl}</p></div>`,
     );
+  });
+
+  app.post("/dashboard/users/two-factor", { schema: { body: requireForm } }, async (request, reply) => {
+    const principal = merchantOf(request);
+    ensureAllowed(principal, "manage_users");
+    const required = (request.body as { required: string }).required === "true";
+    await twoFactor.setGroupRequirement(principal.groupId, required, auditContext(request));
+    setFlash(request, {
+      kind: "ok",
+      text: required
+        ? "Two-factor sign-in is required: users without it are asked to turn it on."
+        : "Two-factor sign-in is optional.",
+    });
+    return reply.redirect("/dashboard/users", 303);
   });
 
   app.get("/dashboard/audit", { schema: { querystring: auditQuery } }, async (request, reply) => {

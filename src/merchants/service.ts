@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Audit, insertAuditEntry, withAudit } from "../audit/store.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
@@ -12,8 +13,10 @@ import {
   insertSafeSite,
   listApiKeys,
   listGroupRows,
+  listGroupSecrets,
   listSafeSiteRows,
   lockAndCheckAnyGroup,
+  replaceGroupSecrets,
   revokeApiKey,
   rotateGroupWebhookSecret,
   type SafeSiteRow,
@@ -62,9 +65,28 @@ const normaliseSiteUrl = (url: string): string => url.replace(/\/+$/, "");
 export class MerchantsService {
   constructor(
     private readonly db: Database,
+    /** Seals the webhook signing secrets at rest (SECRETS_KEY). */
+    private readonly box: SecretBox,
     /** Told of revocations made here, ahead of the NOTIFY that reaches every instance. */
     private readonly onKeyRevoked: (publicKey: string) => void = () => {},
   ) {}
+
+  /** Seals every signing secret with the current key (plain ones from before, or under an older key). */
+  async resealWebhookSecrets(): Promise<number> {
+    let resealed = 0;
+    for (const row of await listGroupSecrets(this.db)) {
+      const current = row.webhook_secret;
+      const previous = row.previous_webhook_secret;
+      const stale = (value: string | null) => value !== null && !this.box.isCurrent(value);
+      if (!stale(current) && !stale(previous)) continue;
+      const sealed = {
+        current: this.box.seal(this.box.reveal(current)),
+        previous: previous === null ? null : this.box.seal(this.box.reveal(previous)),
+      };
+      if (await replaceGroupSecrets(this.db, row.id, { current, previous }, sealed)) resealed++;
+    }
+    return resealed;
+  }
 
   /** A group with its SafeSites and first key pair; the secrets are shown only in this answer. */
   createGroup(
@@ -161,17 +183,18 @@ export class MerchantsService {
   async webhookSecret(groupId: string): Promise<string> {
     const row = UUID_PATTERN.test(groupId) ? await findGroupRow(this.db, groupId) : undefined;
     if (!row) throw notFound("Group");
-    return row.webhook_secret;
+    return this.box.reveal(row.webhook_secret);
   }
 
   /** A new signing secret; the previous one keeps signing for `graceSeconds`. */
   async rotateWebhookSecret(groupId: string, graceSeconds: number, audit?: Audit<unknown>) {
     if (!UUID_PATTERN.test(groupId)) throw notFound("Group");
     return withAudit(this.db, audit, async (q) => {
-      const row = await rotateGroupWebhookSecret(q, groupId, newWebhookSecret(), graceSeconds);
+      const secret = newWebhookSecret();
+      const row = await rotateGroupWebhookSecret(q, groupId, this.box.seal(secret), graceSeconds);
       if (!row) throw notFound("Group");
       return {
-        webhookSecret: row.webhook_secret,
+        webhookSecret: secret,
         previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
       };
     });
@@ -183,7 +206,7 @@ export class MerchantsService {
   ): Promise<CreatedGroup> {
     const groupId = randomUUID();
     const webhookSecret = newWebhookSecret();
-    await insertGroup(tx, { id: groupId, name: input.name, webhookSecret });
+    await insertGroup(tx, { id: groupId, name: input.name, webhookSecret: this.box.seal(webhookSecret) });
     const safeSites: SafeSite[] = [];
     for (const site of input.safeSites) safeSites.push(toSafeSite(await this.insertSite(tx, groupId, site)));
     const keys = await this.insertKey(tx, groupId);

@@ -153,3 +153,25 @@ export function listGroupRows(q: Queryable, limit: number): Promise<(GroupRow & 
     [limit],
   );
 }
+
+/** Every group's signing secrets as stored (sealed, or plain from before sealing). */
+export function listGroupSecrets(
+  q: Queryable,
+): Promise<{ id: string; webhook_secret: string; previous_webhook_secret: string | null }[]> {
+  return q.query("SELECT id, webhook_secret, previous_webhook_secret FROM groups ORDER BY id");
+}
+
+/** Replaces a group's secrets with their resealed form, unless a rotation changed them meanwhile. */
+export async function replaceGroupSecrets(
+  q: Queryable,
+  groupId: string,
+  was: { current: string; previous: string | null },
+  sealed: { current: string; previous: string | null },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE groups SET webhook_secret = $4, previous_webhook_secret = $5
+     WHERE id = $1 AND webhook_secret = $2 AND previous_webhook_secret IS NOT DISTINCT FROM $3 RETURNING id`,
+    [groupId, was.current, was.previous, sealed.current, sealed.previous],
+  );
+  return rows.length === 1;
+}

@@ -153,5 +153,12 @@ export function requireSignIn(accounts: AccountsService, kind: AccountKind) {
       return reply.redirect(login, 303);
     }
     request.principal = principal;
+    // Where two-factor sign-in is required, nothing but the account page (and signing out) opens
+    // until it is on.
+    const home = kind === "merchant" ? "/dashboard" : "/operator";
+    const path = request.url.split("?")[0] ?? "";
+    if (principal.twoFactorRequired && !principal.twoFactorOn && !path.startsWith(`${home}/account`)) {
+      return reply.redirect(`${home}/account`, 303);
+    }
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { WebhookOutbox } from "./outbox.ts";
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
   log: FastifyBaseLogger;
   metrics?: Metrics | undefined;
   resolver?: Resolver | undefined;
+  /** Opens the groups' sealed signing secrets. */
+  box: SecretBox;
   /** Fallback poll for retries that fell due and for wake-ups that got lost. */
   pollIntervalMs?: number;
   /** At most this many attempts in flight to one receiver host, so a slow one cannot starve others. */
@@ -152,7 +155,16 @@ export class WebhookDispatcher {
       );
     }
     const attemptedAt = new Date();
-    const { headers, body } = buildRequest(delivery, attemptedAt);
+    const { box } = this.options;
+    const { headers, body } = buildRequest(
+      {
+        ...delivery,
+        webhook_secret: box.reveal(delivery.webhook_secret),
+        previous_webhook_secret:
+          delivery.previous_webhook_secret === null ? null : box.reveal(delivery.previous_webhook_secret),
+      },
+      attemptedAt,
+    );
     const result = await this.sender.send(delivery.url, headers, body);
     if (result.detail) {
       this.log.warn({ deliveryId: delivery.id, reason: result.detail }, "webhook destination refused");

@@ -8,6 +8,8 @@ import { createTestDatabase } from "./database.ts";
 import { type Behaviour, Receiver } from "./receiver.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_for_the_suite";
+/** Seals secrets at rest in tests (never a key file in the working tree). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers and assert on their shape.
 export type Json = any;
@@ -94,6 +96,7 @@ export async function startTestService(
     SHUTDOWN_GRACE_SECONDS: "0",
     // The sandbox accepts only its account's key; tests that call its API directly use this one.
     STRIPE_SECRET_KEY: "sk_test_suite",
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...env,
   });
   const db = options.db ?? (await createTestDatabase()).db;

@@ -67,6 +67,7 @@ describe("the admin token cannot be lost", () => {
         DATA_DIR: dir,
         ADMIN_TOKEN: "",
         PROCESSOR: "stripe",
+        SECRETS_KEY: Buffer.alloc(32, 2).toString("base64"),
         STRIPE_SECRET_KEY: "sk_test_unused",
         STRIPE_WEBHOOK_SECRET: "whsec_unused",
       });

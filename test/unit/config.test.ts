@@ -33,7 +33,12 @@ describe("configuration", () => {
   });
 
   it("refuses a short ADMIN_TOKEN where real money moves, and allows it in the sandbox", () => {
-    const stripe = { PROCESSOR: "stripe", STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
+    const stripe = {
+      PROCESSOR: "stripe",
+      STRIPE_SECRET_KEY: "sk_live_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
+    };
     assert.throws(
       () => loadConfig({ ...stripe, ADMIN_TOKEN: "admin" }),
       (error: Error) => /ADMIN_TOKEN.*at least 24/.test(error.message) && !error.message.includes('"admin"'),

@@ -54,6 +54,8 @@ describe("roles", () => {
     email: "e",
     groupId: "g",
     role,
+    twoFactorOn: false,
+    twoFactorRequired: false,
   });
   const actions: DashboardAction[] = [
     "refund",

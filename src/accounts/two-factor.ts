@@ -1,0 +1,208 @@
+// Two-factor sign-in (DESIGN §6): TOTP (RFC 6238: 6 digits, 30 s, SHA-1, as every authenticator
+// app reads it) with ten single-use recovery codes. The secret is sealed at rest; codes are
+// checked against the account's password-check budget, and a code is never accepted twice.
+import { randomBytes } from "node:crypto";
+import * as OTPAuth from "otpauth";
+import { insertAuditEntry } from "../audit/store.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import type { Database } from "../db/database.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { hexDigest } from "../http/secret-hash.ts";
+import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
+import { findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
+import {
+  acceptStep,
+  deleteChallenge,
+  disableTotp,
+  enableTotp,
+  findChallenge,
+  findTwoFactor,
+  insertChallenge,
+  listTotpSecrets,
+  offerPendingSecret,
+  replaceRecoveryCodes,
+  replaceTotpSecrets,
+  setGroupRequiresTwoFactor,
+  useRecoveryCode,
+} from "./two-factor-store.ts";
+
+const PERIOD_SECONDS = 30;
+const RECOVERY_CODES = 10;
+/** The second form waits this long after the right password. */
+const CHALLENGE_SECONDS = 5 * 60;
+
+export type CodeCheck =
+  | { outcome: "accepted" }
+  | { outcome: "wrong" }
+  | { outcome: "throttled"; until: Date };
+
+/** "xxxx-xxxx-xx": 10 characters of an alphabet without look-alikes, grouped for reading aloud. */
+function recoveryCode(): string {
+  const alphabet = "abcdefghjkmnpqrstuvwxyz23456789";
+  const chars = [...randomBytes(10)].map((byte) => alphabet[byte % alphabet.length]).join("");
+  return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`;
+}
+const normalisedCode = (code: string) => code.trim().toLowerCase().replace(/\s+/g, "");
+
+export class TwoFactorService {
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+    /** Shown in authenticator apps: the service's own host. */
+    private readonly issuer: string,
+  ) {}
+
+  private totp(principal: Principal, base32Secret: string) {
+    return new OTPAuth.TOTP({
+      issuer: this.issuer,
+      label: principal.email,
+      algorithm: "SHA1",
+      digits: 6,
+      period: PERIOD_SECONDS,
+      secret: OTPAuth.Secret.fromBase32(base32Secret),
+    });
+  }
+
+  /** While it is off: the otpauth URI of the secret the account page offers (the same on every view). */
+  async enrolment(principal: Principal): Promise<{ uri: string } | null> {
+    if (principal.twoFactorOn) return null;
+    const offered = new OTPAuth.Secret({ size: 20 }).base32;
+    const sealed = await offerPendingSecret(this.db, principal.accountId, this.box.seal(offered));
+    if (!sealed) return null;
+    return { uri: this.totp(principal, this.box.open(sealed)).toString() };
+  }
+
+  /** Confirms the offered secret with a current code: two-factor is on; the recovery codes, once. */
+  async confirm(principal: Principal, code: string, address: string): Promise<string[]> {
+    const state = await findTwoFactor(this.db, principal.accountId);
+    if (!state?.totp_pending_secret || state.totp_enabled_at)
+      throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
+    const step = this.stepOf(principal, this.box.open(state.totp_pending_secret), code);
+    if (step === null)
+      throw new ApiError("INVALID_REQUEST", "That code is not right. Enter the code your app shows now.");
+    const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+    await this.db.transaction(async (tx) => {
+      if (!(await enableTotp(tx, principal.accountId, step)))
+        throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
+      await replaceRecoveryCodes(
+        tx,
+        principal.accountId,
+        codes.map((one) => hexDigest(normalisedCode(one))),
+      );
+      await insertAuditEntry(tx, {
+        groupId: principal.groupId,
+        action: "account.two_factor_enabled",
+        target: principal.accountId,
+        detail: null,
+        actor: actorOf(principal),
+        address,
+      });
+    });
+    return codes;
+  }
+
+  /** Turns it off with a current code (or a recovery code); not while the group requires it. */
+  async disable(principal: Principal, code: string, address: string): Promise<void> {
+    if (principal.twoFactorRequired)
+      throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is required here.");
+    const check = await this.checkCode(principal, code);
+    if (check.outcome === "throttled")
+      throw new ApiError("RATE_LIMIT_EXCEEDED", "Too many wrong codes. Try again later.");
+    if (check.outcome === "wrong") throw new ApiError("INVALID_REQUEST", "That code is not right.");
+    await this.db.transaction(async (tx) => {
+      await disableTotp(tx, principal.accountId);
+      await insertAuditEntry(tx, {
+        groupId: principal.groupId,
+        action: "account.two_factor_disabled",
+        target: principal.accountId,
+        detail: null,
+        actor: actorOf(principal),
+        address,
+      });
+    });
+  }
+
+  /** After the right password: the token the second form carries. */
+  async startChallenge(principal: Principal): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    await insertChallenge(this.db, {
+      tokenHash: hexDigest(token),
+      accountId: principal.accountId,
+      ttlSeconds: CHALLENGE_SECONDS,
+    });
+    return token;
+  }
+
+  /** The account waiting at the second form, while its challenge is open. */
+  async challenged(token: string, principalOf: (accountId: string) => Promise<Principal | undefined>) {
+    const accountId = await findChallenge(this.db, hexDigest(token));
+    return accountId ? principalOf(accountId) : undefined;
+  }
+
+  /** The second factor: a current code or an unused recovery code; the challenge is used up when it passes. */
+  async completeChallenge(token: string, principal: Principal, code: string): Promise<CodeCheck> {
+    const check = await this.checkCode(principal, code);
+    if (check.outcome !== "accepted") return check;
+    if (!(await deleteChallenge(this.db, hexDigest(token)))) throw notFound("Sign-in");
+    return check;
+  }
+
+  /** DESIGN §6: an owner requires two-factor sign-in for the group's users. */
+  async setGroupRequirement(groupId: string, required: boolean, context: AuditContext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await setGroupRequiresTwoFactor(tx, groupId, required);
+      await insertAuditEntry(tx, {
+        groupId,
+        action: required ? "group.two_factor_required" : "group.two_factor_optional",
+        target: groupId,
+        detail: null,
+        ...context,
+      });
+    });
+  }
+
+  /** Seals every two-factor secret with the current key (after SECRETS_KEY gained a new one). */
+  async resealSecrets(): Promise<number> {
+    let resealed = 0;
+    const reseal = (value: string | null) => (value === null ? null : this.box.seal(this.box.reveal(value)));
+    for (const row of await listTotpSecrets(this.db)) {
+      const stale = [row.totp_secret, row.totp_pending_secret].some(
+        (value) => value !== null && !this.box.isCurrent(value),
+      );
+      if (!stale) continue;
+      const was = { secret: row.totp_secret, pending: row.totp_pending_secret };
+      const sealed = { secret: reseal(row.totp_secret), pending: reseal(row.totp_pending_secret) };
+      if (await replaceTotpSecrets(this.db, row.id, was, sealed)) resealed++;
+    }
+    return resealed;
+  }
+
+  /** A code against the account's budget: at most 10 guesses per 15 minutes, shared with passwords. */
+  private async checkCode(principal: Principal, code: string): Promise<CodeCheck> {
+    const budget = accountBudget(principal.kind, principal.email);
+    const taken = await takePasswordCheck(this.db, budget);
+    if (!taken.taken) return { outcome: "throttled", until: taken.until };
+    const account = await findAccount(this.db, principal.accountId);
+    const state = await findTwoFactor(this.db, principal.accountId);
+    if (!account || !state?.totp_secret) return { outcome: "wrong" };
+    const step = this.stepOf(principal, this.box.open(state.totp_secret), code);
+    const accepted =
+      step !== null
+        ? await acceptStep(this.db, principal.accountId, step)
+        : await useRecoveryCode(this.db, principal.accountId, hexDigest(normalisedCode(code)));
+    if (!accepted)
+      return taken.last
+        ? { outcome: "throttled", until: new Date(Date.now() + budget.lockSeconds * 1000) }
+        : { outcome: "wrong" };
+    await resetPasswordChecks(this.db, budget.key);
+    return { outcome: "accepted" };
+  }
+
+  /** The 30-second step a 6-digit code is valid for (one step of clock drift either way), or null. */
+  private stepOf(principal: Principal, base32Secret: string, code: string): number | null {
+    const token = code.replace(/\s+/g, "");
+    if (!/^\d{6}$/.test(token)) return null;
+    const delta = this.totp(principal, base32Secret).validate({ token, window: 1 });
+    return delta === null ? null : Math.floor(Date.now() / 1000 / PERIOD_SECONDS) + delta;
+  }
+}

@@ -1,0 +1,192 @@
+// DESIGN §6: two-factor sign-in with TOTP and recovery codes; required by an owner for a group,
+// or for operators by OPERATORS_REQUIRE_2FA; the secret sealed at rest.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import * as OTPAuth from "otpauth";
+import { PageClient, signedInOperator, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
+import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+
+const decode = (text: string) =>
+  text.replaceAll("&amp;", "&").replaceAll("&#61;", "=").replaceAll("&#x3D;", "=").replaceAll("&quot;", '"');
+
+/** Turns two-factor sign-in on from the account page; the TOTP and the recovery codes. */
+async function enrol(client: PageClient, base = "/dashboard") {
+  const page = await client.get(`${base}/account`);
+  assert.match(page.text, /<svg class="qr"/);
+  const uri = decode(/id="otpauth-uri"[^>]*>([^<]+)</.exec(page.text)?.[1] ?? "");
+  assert.match(uri, /^otpauth:\/\/totp\/[^?]+\?.*secret=[A-Z2-7]+/);
+  const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP;
+  assert.equal((await client.post(`${base}/account/two-factor`, { code: "000000" })).status, 303);
+  await client.get(`${base}/account`);
+  const on = await client.post(`${base}/account/two-factor`, { code: totp.generate() });
+  assert.equal(on.status, 200);
+  const codes = [
+    ...(/<ul class="recovery-codes[^"]*">([\s\S]*?)<\/ul>/.exec(on.text)?.[1] ?? "").matchAll(
+      /<li>([^<]+)<\/li>/g,
+    ),
+  ].map((match) => match[1] as string);
+  assert.equal(codes.length, 10);
+  return { totp, codes };
+}
+
+/** Password first; the answer is the second form (or a session when two-factor is off). */
+async function signInWithPassword(service: TestService, email: string, base = "/dashboard") {
+  const client = new PageClient(service.url);
+  await client.get(`${base}/login`);
+  const answer = await client.post(`${base}/login`, { email, password: TEST_PASSWORD });
+  const challenge = /name="challenge" value="([^"]+)"/.exec(answer.text)?.[1];
+  return { client, answer, challenge };
+}
+
+describe("two-factor sign-in", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    service = await startTestService();
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  it("enrols with a code, shows 10 recovery codes once, and keeps the secret sealed", async () => {
+    const owner = await signedInUser(service, group, "totp-owner@example.com", "owner");
+    const { codes } = await enrol(owner);
+    assert.equal(new Set(codes).size, 10);
+    const page = await owner.get("/dashboard/account");
+    assert.match(page.text, /id="two-factor-on"/);
+    assert.doesNotMatch(page.text, /recovery-codes/);
+    const [row] = await service.services.db.query<{ totp_secret: string }>(
+      "SELECT totp_secret FROM accounts WHERE email = 'totp-owner@example.com'",
+    );
+    assert.match(row?.totp_secret ?? "", /^sealed\.v1\./);
+  });
+
+  it("asks for a code after the right password; refuses a wrong or replayed one; recovery codes work once", async () => {
+    const user = await signedInUser(service, group, "totp-user@example.com", "developer");
+    const { totp, codes } = await enrol(user);
+
+    const first = await signInWithPassword(service, "totp-user@example.com");
+    assert.equal(first.answer.status, 200);
+    assert.match(first.answer.text, /name="code"/);
+    assert.ok(first.challenge);
+    assert.equal((await first.client.get("/dashboard")).status, 303, "no session before the code");
+    const wrong = await first.client.post("/dashboard/login/code", {
+      challenge: first.challenge,
+      code: "123456",
+    });
+    assert.equal(wrong.status, 401);
+    const next = totp.generate({ timestamp: Date.now() + 30_000 });
+    const right = await first.client.post("/dashboard/login/code", {
+      challenge: first.challenge,
+      code: next,
+    });
+    assert.equal(right.status, 303);
+    assert.equal((await first.client.get("/dashboard")).status, 200);
+    // The challenge is used up, and an older code than the last accepted one is refused.
+    assert.equal(
+      (await first.client.post("/dashboard/login/code", { challenge: first.challenge, code: next })).status,
+      401,
+    );
+    const replay = await signInWithPassword(service, "totp-user@example.com");
+    const older = await replay.client.post("/dashboard/login/code", {
+      challenge: replay.challenge as string,
+      code: totp.generate(),
+    });
+    assert.equal(older.status, 401, "a code is never accepted twice");
+
+    const recovery = await signInWithPassword(service, "totp-user@example.com");
+    const withRecovery = await recovery.client.post("/dashboard/login/code", {
+      challenge: recovery.challenge as string,
+      code: (codes[0] as string).toUpperCase(),
+    });
+    assert.equal(withRecovery.status, 303);
+    const again = await signInWithPassword(service, "totp-user@example.com");
+    assert.equal(
+      (
+        await again.client.post("/dashboard/login/code", {
+          challenge: again.challenge as string,
+          code: codes[0] as string,
+        })
+      ).status,
+      401,
+      "a recovery code works once",
+    );
+  });
+
+  it("wrong codes spend the account's budget: guessing stops after 10", async () => {
+    const user = await signedInUser(service, group, "totp-guessed@example.com", "viewer");
+    await enrol(user);
+    const attacker = await signInWithPassword(service, "totp-guessed@example.com");
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const answer = await attacker.client.post("/dashboard/login/code", {
+        challenge: attacker.challenge as string,
+        code: String(100000 + i),
+      });
+      statuses.push(answer.status);
+    }
+    assert.ok(
+      statuses.slice(0, 9).every((status) => status === 401),
+      statuses.join(","),
+    );
+    assert.equal(statuses[10], 429);
+  });
+
+  it("an owner can require it: a user without it sees only the account page until it is on", async () => {
+    const owner = await signedInUser(service, group, "requiring-owner@example.com", "owner");
+    await enrol(owner);
+    const viewer = await signedInUser(service, group, "must-enrol@example.com", "viewer");
+    assert.equal((await viewer.get("/dashboard")).status, 200);
+    await owner.get("/dashboard/users");
+    assert.equal((await owner.post("/dashboard/users/two-factor", { required: "true" })).status, 303);
+    const blocked = await viewer.get("/dashboard/payments");
+    assert.equal(blocked.status, 303);
+    assert.equal(blocked.location, "/dashboard/account");
+    assert.match((await viewer.get("/dashboard/account")).text, /id="two-factor-required"/);
+    await enrol(viewer);
+    assert.equal((await viewer.get("/dashboard/payments")).status, 200);
+    // Required: it cannot be turned off.
+    assert.doesNotMatch((await viewer.get("/dashboard/account")).text, /two-factor\/off/);
+    await owner.get("/dashboard/users");
+    await owner.post("/dashboard/users/two-factor", { required: "false" });
+  });
+
+  it("a password reset keeps the second factor", async () => {
+    const user = await signedInUser(service, group, "reset-with-totp@example.com", "viewer");
+    await enrol(user);
+    const reset = await service.admin("POST", "/admin/v1/accounts/password-resets", {
+      email: "reset-with-totp@example.com",
+      audience: "dashboard",
+    });
+    const browser = new PageClient(service.url);
+    const path = new URL(reset.body.data.resetUrl).pathname;
+    await browser.get(path);
+    const answer = await browser.post(path, { password: "a brand new password here" });
+    assert.equal(answer.status, 200);
+    assert.match(answer.text, /name="challenge"/);
+    assert.equal((await browser.get("/dashboard")).status, 303);
+  });
+});
+
+describe("operators required to use two-factor sign-in", () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ OPERATORS_REQUIRE_2FA: "true" });
+  });
+  after(() => service.close());
+
+  it("sends an operator without it to the account page, then lets them in", async () => {
+    const operator = await signedInOperator(service, "ops-2fa@example.com");
+    const blocked = await operator.get("/operator");
+    assert.equal(blocked.status, 303);
+    assert.equal(blocked.location, "/operator/account");
+    const { totp } = await enrol(operator, "/operator");
+    assert.equal((await operator.get("/operator")).status, 200);
+    const again = await signInWithPassword(service, "ops-2fa@example.com", "/operator");
+    assert.ok(again.challenge);
+    const code = totp.generate({ timestamp: Date.now() + 30_000 });
+    assert.equal(
+      (await again.client.post("/operator/login/code", { challenge: again.challenge, code })).status,
+      303,
+    );
+  });
+});
