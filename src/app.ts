@@ -29,6 +29,7 @@ import healthRoutes from "./health/routes.ts";
 import { rejectUnstorableBody } from "./http/body-guard.ts";
 import { answerFrameworkError, installErrorEnvelope } from "./http/error-handler.ts";
 import { ApiError, errorResponseSchema } from "./http/errors.ts";
+import { sendPage } from "./http/html.ts";
 import { loggerOptions } from "./http/logger.ts";
 import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
 import { hashSecret } from "./http/secret-hash.ts";
@@ -47,6 +48,7 @@ import cancelPaymentRoute from "./payments/routes/cancel.ts";
 import createPaymentRoute from "./payments/routes/create.ts";
 import paymentEventRoutes from "./payments/routes/events.ts";
 import getPaymentRoute from "./payments/routes/get.ts";
+import listPaymentsRoute from "./payments/routes/list.ts";
 import processorWebhookRoute from "./payments/routes/processor-webhooks.ts";
 import reconciliationRoutes from "./payments/routes/reconciliation.ts";
 import refundRoutes from "./payments/routes/refunds.ts";
@@ -243,6 +245,7 @@ async function registerRoutes(
     await api.register(authTestRoute, { merchants });
     await api.register(createPaymentRoute, { creation: payments.creation });
     await api.register(getPaymentRoute, { queries: payments.queries });
+    await api.register(listPaymentsRoute, { queries: payments.queries });
     await api.register(cancelPaymentRoute, { creation: payments.creation });
     await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
     await api.register(refundRoutes, { refunds: payments.refunds });
@@ -308,6 +311,19 @@ async function registerRoutes(
     });
   });
 
+  // The service's own address names where to go, instead of a JSON 404.
+  app.get("/", { schema: { hide: true } }, async (_request, reply) =>
+    sendPage(
+      reply,
+      200,
+      "Checkout service",
+      `<h1>Checkout service</h1><ul>
+<li><a href="/dashboard">Merchant dashboard</a></li>
+<li><a href="/operator">Operator console</a></li>
+<li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI</a>)</li>
+<li><a href="/health">Health</a></li></ul>`,
+    ),
+  );
   await app.register(checkoutRoutes, {
     queries: payments.queries,
     processorEvents: payments.processorEvents,

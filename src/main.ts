@@ -25,7 +25,11 @@ function printWelcome(url: string, adminToken: string | undefined, demo: Created
       `    -d '{"amount":1999,"currency":"usd","customerEmail":"jane@example.com","successUrl":"https://example.com/thanks/{transactionId}","cancelUrl":"https://example.com/cart"}'`,
     );
   }
-  if (lines.length > 1) process.stdout.write(`${lines.join("\n")}\n\n`);
+  lines.push(
+    "",
+    `Merchant dashboard: ${url}/dashboard   Operator console: ${url}/operator   API reference: ${url}/docs`,
+  );
+  process.stdout.write(`${lines.join("\n")}\n\n`);
 }
 
 /**

@@ -2,7 +2,7 @@
 // pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
-import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
+import type { AccountKind, AccountsService, Principal } from "../accounts/service.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { hexDigest } from "../http/secret-hash.ts";
 import { time } from "../web/format.ts";
@@ -163,11 +163,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
     const principal = request.session.accountId
       ? await accounts.principal(request.session.accountId)
       : undefined;
-    if (principal)
-      await accounts.audit(principal.groupId, "account.signed_out", principal.accountId, null, {
-        actor: actorOf(principal),
-        address: request.ip,
-      });
+    if (principal) await accounts.signOut(principal, hexDigest(request.session.sessionId), request.ip);
     await request.session.destroy();
     return reply.redirect(`${base}/login`, 303);
   });

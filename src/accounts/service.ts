@@ -15,6 +15,7 @@ import {
   deleteAccountWebSession,
   deleteAllWebSessions,
   deleteOtherWebSessions,
+  deleteWebSession,
   findAccount,
   findAccountByEmail,
   findLinkAccount,
@@ -389,15 +390,32 @@ export class AccountsService {
   }
 
   async revokeSession(principal: Principal, sessionId: string, address: string): Promise<void> {
-    if (
-      !UUID_PATTERN.test(sessionId) ||
-      !(await deleteAccountWebSession(this.db, principal.accountId, sessionId))
-    ) {
-      throw notFound("Session");
-    }
-    await this.audit(principal.groupId, "session.revoked", sessionId, null, {
-      actor: actorOf(principal),
-      address,
+    if (!UUID_PATTERN.test(sessionId)) throw notFound("Session");
+    await this.db.transaction(async (tx) => {
+      if (!(await deleteAccountWebSession(tx, principal.accountId, sessionId))) throw notFound("Session");
+      await insertAuditEntry(tx, {
+        groupId: principal.groupId,
+        action: "session.revoked",
+        target: sessionId,
+        detail: null,
+        actor: actorOf(principal),
+        address,
+      });
+    });
+  }
+
+  /** Signing out ends the session in the database, with its audit entry, in one transaction. */
+  async signOut(principal: Principal, sessionIdHash: string, address: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await deleteWebSession(tx, sessionIdHash);
+      await insertAuditEntry(tx, {
+        groupId: principal.groupId,
+        action: "account.signed_out",
+        target: principal.accountId,
+        detail: null,
+        actor: actorOf(principal),
+        address,
+      });
     });
   }
 

@@ -70,6 +70,16 @@ describe("page limits", () => {
     }
     assert.deepEqual(statuses.slice(0, 30), Array(30).fill(303));
     assert.equal(statuses[30], 429);
+    // And recovering failed deliveries, 10 a minute as on the API.
+    const recovers: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      await owner.get("/dashboard/developers");
+      recovers.push(
+        (await owner.post("/dashboard/developers/recover", { since: "2026-01-01T00:00" })).status,
+      );
+    }
+    assert.deepEqual(recovers.slice(0, 10), Array(10).fill(303));
+    assert.equal(recovers[10], 429);
   });
 
   it("inviting an address that has an account in another group says nothing about that group", async () => {
