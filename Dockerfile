@@ -3,7 +3,7 @@
 # production ones and the compiled JavaScript. `npm ci --omit=dev` runs the `prepare` build
 # script, which finds no TypeScript there and keeps the dist/ copied in.
 
-FROM node:20-slim AS build
+FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 
-FROM node:20-slim
+FROM node:22-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -217,7 +217,15 @@ async function registerRoutes(
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { db: services.db, version: config.version, redis, isDraining });
+  // Probes arrive every few seconds: their request lines are debug, shown only at LOG_LEVEL=debug.
+  const probeLogLevel = config.logLevel === "debug" || config.logLevel === "trace" ? config.logLevel : "warn";
+  await app.register(healthRoutes, {
+    db: services.db,
+    version: config.version,
+    redis,
+    isDraining,
+    logLevel: probeLogLevel,
+  });
 
   // The merchant API: API keys, JSON bodies, a rate limit per key.
   await app.register(async (api) => {
@@ -277,6 +285,7 @@ async function registerRoutes(
       sessionSecret,
       secure: new URL(config.publicUrl).protocol === "https:",
       publicHost: isLocalUrl(config.publicUrl) ? null : new URL(config.publicUrl).host,
+      sandbox: config.processor === "sandbox",
     });
     await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "merchant" });
     await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "operator" });

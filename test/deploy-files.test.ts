@@ -26,11 +26,11 @@ const startCommand = async () =>
   (JSON.parse(await read("package.json")) as { scripts: { start: string } }).scripts.start;
 
 describe("deployment files stay in step with the code", () => {
-  it("the Dockerfile runs npm start's command on Node 20, as a non-root user, on the default port", async () => {
+  it("the Dockerfile runs npm start's command on Node 22, as a non-root user, on the default port", async () => {
     const stage = await finalStage();
     const value = (name: string) =>
       stage.filter(([instruction]) => instruction === name).map(([, rest]) => rest);
-    assert.match(value("FROM")[0] ?? "", /^node:20-slim$/);
+    assert.match(value("FROM")[0] ?? "", /^node:22-slim$/);
     assert.deepEqual(JSON.parse(value("CMD")[0] ?? "[]").join(" "), await startCommand());
     assert.equal(Number(value("EXPOSE")[0]), loadConfig({}).port);
     assert.equal(value("USER")[0], "node");

@@ -91,7 +91,7 @@ export function layout(
 <title>${page.title} · ${page.audience === "dashboard" ? "Checkout dashboard" : "Checkout console"}</title>
 <link rel="stylesheet" href="/assets/style.css"><script src="/assets/app.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a>
-<header class="top"><span class="brand">${page.audience === "dashboard" ? "Checkout" : "Checkout console"}</span>
+<header class="top"><span class="brand">${page.audience === "dashboard" ? "Checkout" : "Checkout console"}</span>${request.sandbox ? html`<span class="badge pending" id="sandbox-marker" title="PROCESSOR=sandbox: no real money moves">Sandbox</span>` : ""}
 <nav aria-label="Main">${nav}</nav>${who}</header>
 <main id="main"${page.narrow ? html` class="narrow"` : ""}>${notice(flash)}${page.body}</main></body></html>`;
 }

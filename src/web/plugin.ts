@@ -25,6 +25,8 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The pages run beside the sandbox processor. */
+    sandbox: boolean;
   }
 }
 
@@ -44,6 +46,8 @@ export interface WebOptions {
   secure: boolean;
   /** PUBLIC_URL's host, the only one pages answer on; null (any host) while it is a local address. */
   publicHost: string | null;
+  /** PROCESSOR=sandbox: every page says so, so nobody takes test payments for real ones. */
+  sandbox: boolean;
 }
 
 /** Cookies, sessions, CSRF and forms for the scope it is called in (a page scope, never the API's). */
@@ -70,6 +74,7 @@ export async function installPageSupport(web: FastifyInstance, options: WebOptio
     cookieOpts: { path: "/", sameSite: "strict", httpOnly: true, secure: options.secure, signed: true },
   });
   web.decorateRequest("principal", null);
+  web.decorateRequest("sandbox", options.sandbox);
   // Pages are for people: their form schemas validate input but are not part of the API's OpenAPI.
   web.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };

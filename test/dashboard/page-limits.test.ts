@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { type PageClient, signedInUser } from "../helpers/pages.ts";
+import { PageClient, signedInUser } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -26,6 +26,13 @@ describe("page limits", () => {
       return p.status === "succeeded" ? p : undefined;
     });
   };
+
+  it("says Sandbox on every page while the sandbox processor runs", async () => {
+    for (const path of ["/dashboard", "/dashboard/payments", "/dashboard/account"]) {
+      assert.match((await owner.get(path)).text, /id="sandbox-marker"[^>]*>Sandbox</, path);
+    }
+    assert.match((await new PageClient(service.url).get("/operator/login")).text, /id="sandbox-marker"/);
+  });
 
   it("a refund larger than any payment is refused on the page, never a 500", async () => {
     const payment = await paid();

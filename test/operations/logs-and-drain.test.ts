@@ -87,5 +87,13 @@ describe("logs and shutdown", () => {
     assert.ok(dropped, "a dropped webhookUrl is explained");
     assert.match(String(dropped.msg), /ALLOWED_PRIVATE_HOSTS/);
     assert.equal(dropped.webhookHost, "localhost:9");
+    assert.equal(dropped.level, 40, "warn: the merchant expects webhooks and gets none");
+    // Probes are debug: at info, the log carries none of their request lines.
+    assert.ok(
+      !lines.some((line) =>
+        String((line.req as { url?: string } | undefined)?.url ?? "").startsWith("/health"),
+      ),
+      "no /health request lines at info",
+    );
   });
 });

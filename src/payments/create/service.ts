@@ -178,7 +178,8 @@ export class PaymentCreation {
     try {
       host = new URL(url).host;
     } catch {}
-    this.log.info(
+    // Warn: the merchant expects webhooks and will get none; the events API still lists every event.
+    this.log.warn(
       { transactionId, webhookHost: host },
       "webhookUrl dropped: its host is loopback, private or reserved, or it is not a valid http(s) URL, so no " +
         "webhook will be sent (the payment is created as usual). For local development, list the host in " +
