@@ -55,7 +55,11 @@ async function main() {
   const adminToken = service.adminAuth.unclaimed;
   if (config.processor === "sandbox") {
     // The demo group's live keys exist only where no real money can move.
-    printWelcome(service.url, adminToken, await merchants.createDemoGroupIfEmpty(config.publicUrl));
+    const demo = await merchants.createDemoGroupIfEmpty(config.publicUrl);
+    if (!demo && (await merchants.demoFollowsPublicUrl(config.publicUrl))) {
+      service.app.log.info({ publicUrl: config.publicUrl }, "the demo group's SafeSite follows PUBLIC_URL");
+    }
+    printWelcome(service.url, adminToken, demo);
   } else if (adminToken) {
     const path = writeCredentialsFile(config.dataDir, adminToken);
     service.app.log.warn({ path }, `admin token not used yet: it is in ${path} (mode 0600)`);

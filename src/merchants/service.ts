@@ -5,6 +5,7 @@ import type { Database, Queryable } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { hashSecret } from "../http/secret-hash.ts";
+import { insertSettingIfAbsent, readSetting } from "../settings/store.ts";
 import { newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
 import {
   findGroupRow,
@@ -16,6 +17,7 @@ import {
   listGroupSecrets,
   listSafeSiteRows,
   lockAndCheckAnyGroup,
+  moveDefaultSafeSite,
   replaceGroupSecrets,
   revokeApiKey,
   rotateGroupWebhookSecret,
@@ -61,6 +63,9 @@ const toSafeSite = (row: SafeSiteRow): SafeSite => ({
 /** A SafeSite URL is a base: the hosted link is `{url}/pay/{token}`. */
 const normaliseSiteUrl = (url: string): string => url.replace(/\/+$/, "");
 
+/** The sandbox's demo group, made on the first start: its id, kept with the data. */
+const DEMO_GROUP_SETTING = "demo_group_id";
+
 /** Groups (merchants), their SafeSites, API keys and webhook signing secrets. */
 export class MerchantsService {
   constructor(
@@ -105,11 +110,23 @@ export class MerchantsService {
   createDemoGroupIfEmpty(publicUrl: string): Promise<CreatedGroup | null> {
     return this.db.transaction(async (tx) => {
       if (await lockAndCheckAnyGroup(tx)) return null;
-      return this.insertGroupWithKey(tx, {
+      const demo = await this.insertGroupWithKey(tx, {
         name: "Demo group",
         safeSites: [{ name: "Default", url: publicUrl, isActive: true }],
       });
+      await insertSettingIfAbsent(tx, DEMO_GROUP_SETTING, demo.groupId);
+      return demo;
     });
+  }
+
+  /**
+   * The demo group's SafeSite is the service's own address: when PUBLIC_URL changes (another
+   * port), it follows, so demo payment links never point at a dead address. True when it moved.
+   */
+  async demoFollowsPublicUrl(publicUrl: string): Promise<boolean> {
+    const demoGroupId = await readSetting(this.db, DEMO_GROUP_SETTING);
+    if (!demoGroupId) return false;
+    return moveDefaultSafeSite(this.db, demoGroupId, normaliseSiteUrl(publicUrl));
   }
 
   async getGroup(groupId: string): Promise<Group> {

@@ -175,3 +175,12 @@ export async function replaceGroupSecrets(
   );
   return rows.length === 1;
 }
+
+/** Points a group's "Default" SafeSite at `url`; false when it was there already (or has none). */
+export async function moveDefaultSafeSite(q: Queryable, groupId: string, url: string): Promise<boolean> {
+  const rows = await q.query(
+    "UPDATE safe_sites SET url = $2 WHERE group_id = $1 AND name = 'Default' AND url <> $2 RETURNING id",
+    [groupId, url],
+  );
+  return rows.length > 0;
+}
