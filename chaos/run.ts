@@ -1,9 +1,8 @@
 // npm run chaos [-- --quick] [--only ssrf|fuzz|race|boundary|outage|crash]
 // Faults on loopback, bounded in count and time: kill -9 of instances under load, a database
 // outage, fuzzed input, an SSRF corpus, cancel-versus-pay races, and a processor that loses answers
-// and events. Prints one table and exits
-// non-zero if any figure misses its target. Needs PostgreSQL (CHAOS_DATABASE_URL, default
-// 127.0.0.1:5432) and the compiled service (npm run build).
+// and events. Prints one table and exits non-zero if any figure misses its target. Needs PostgreSQL
+// (CHAOS_DATABASE_URL, default 127.0.0.1:5432) and the compiled service (npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
