@@ -40,6 +40,13 @@ async function signInto(request: FastifyRequest, principal: Principal): Promise<
   request.session.userAgent = String(request.headers["user-agent"] ?? "").slice(0, 300);
 }
 
+/** A refusal the user can act on (a wrong code or password, too many tries) becomes a flash; anything else is thrown. */
+function flashRefusal(request: FastifyRequest, error: unknown): void {
+  const code = (error as { code?: string }).code;
+  if (code !== "INVALID_REQUEST" && code !== "RATE_LIMIT_EXCEEDED") throw error;
+  setFlash(request, { kind: "error", text: (error as Error).message });
+}
+
 export const accountPages: FastifyPluginAsync<{
   accounts: AccountsService;
   twoFactor: TwoFactorService;
@@ -357,9 +364,7 @@ ${sessions.map(
           await twoFactor.disable(principalOf(request), (request.body as { code: string }).code, request.ip);
           setFlash(request, { kind: "ok", text: "Two-factor sign-in is off." });
         } catch (error) {
-          const code = (error as { code?: string }).code;
-          if (code !== "INVALID_REQUEST" && code !== "RATE_LIMIT_EXCEEDED") throw error;
-          setFlash(request, { kind: "error", text: (error as Error).message });
+          flashRefusal(request, error);
         }
         return reply.redirect(`${base}/account`, 303);
       },
@@ -377,9 +382,7 @@ ${sessions.map(
         );
         setFlash(request, { kind: "ok", text: "Password changed. Every other session is signed out." });
       } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code !== "INVALID_REQUEST" && code !== "RATE_LIMIT_EXCEEDED") throw error;
-        setFlash(request, { kind: "error", text: (error as Error).message });
+        flashRefusal(request, error);
       }
       return reply.redirect(`${base}/account`, 303);
     });
