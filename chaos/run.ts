@@ -643,7 +643,12 @@ async function boundaryScenario(): Promise<void> {
   while (sent < REFUNDS) {
     const batch = Array.from({ length: Math.min(8, REFUNDS - sent) }, (_unused, i) => sent + i);
     sent += batch.length;
-    if (random() < 0.35) {
+    if (sent === batch.length) {
+      // The first batch always loses every answer (3 SDK tries each), so unknown outcomes are certain.
+      await sandbox("POST", "/sandbox/faults", {
+        refunds: { mode: "drop_response", count: 3 * batch.length },
+      });
+    } else if (random() < 0.35) {
       await sandbox("POST", "/sandbox/faults", {
         refunds: { mode: pick(faults), count: 2 + Math.floor(random() * 5) },
       });
