@@ -52,6 +52,7 @@ import listPaymentsRoute from "./payments/routes/list.ts";
 import processorWebhookRoute from "./payments/routes/processor-webhooks.ts";
 import reconciliationRoutes from "./payments/routes/reconciliation.ts";
 import refundRoutes from "./payments/routes/refunds.ts";
+import triggerRoute, { type SandboxSimulator } from "./payments/routes/trigger.ts";
 import type { ProcessorAdapter } from "./processor/port.ts";
 import { ProcessorRegistry } from "./processor/registry.ts";
 import { stripeAdapter } from "./processor/stripe/adapter.ts";
@@ -63,6 +64,7 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
 import failedDeliveriesRoute from "./webhooks/routes/failed-deliveries.ts";
 import eventFeedRoute from "./webhooks/routes/feed.ts";
+import eventStreamRoute from "./webhooks/routes/stream.ts";
 import type { Resolver } from "./webhooks/safe-connect.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
@@ -161,11 +163,30 @@ function buildServices(
 }
 
 /** Every route of the service, each module a plugin, under the hooks its callers need. */
+/** `checkout trigger` reaches the in-process sandbox through the service, never on its own port. */
+const sandboxSimulator = (sandbox: Sandbox): SandboxSimulator => {
+  // As the sandbox's own endpoints do: every change is stored before the answer.
+  const stored = async (change: () => unknown) => {
+    change();
+    await sandbox.state.flush();
+  };
+  return {
+    pay: (sessionId, outcome) => stored(() => sandbox.payments.attempt(sessionId, outcome)),
+    expire: (sessionId) => stored(() => sandbox.payments.expire(sessionId)),
+    refund: (paymentIntentId) => stored(() => sandbox.payments.refund(paymentIntentId, {})),
+    dispute: (paymentIntentId) => stored(() => sandbox.payments.dispute(paymentIntentId)),
+  };
+};
+
 async function registerRoutes(
   app: FastifyInstance,
   services: Services,
   admin: AdminAuthenticator,
-  { redis, isDraining }: { redis: RedisLink | undefined; isDraining: () => boolean },
+  {
+    redis,
+    isDraining,
+    sandbox,
+  }: { redis: RedisLink | undefined; isDraining: () => boolean; sandbox: Sandbox | undefined },
 ): Promise<void> {
   const { config, metrics, payments, webhooks, merchants, merchantAuth, accounts } = services;
   installErrorEnvelope(app);
@@ -258,6 +279,15 @@ async function registerRoutes(
     await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
     await api.register(refundRoutes, { refunds: payments.refunds });
     await api.register(eventFeedRoute, { webhooks });
+    await api.register(eventStreamRoute, { db: services.db });
+    if (sandbox) {
+      await api.register(triggerRoute, {
+        creation: payments.creation,
+        queries: payments.queries,
+        simulator: sandboxSimulator(sandbox),
+        publicUrl: config.publicUrl,
+      });
+    }
   });
 
   // The admin API: the operator's bearer token.
@@ -482,7 +512,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       stoppers.push(async () => void connection.disconnect());
     }
     let draining = false;
-    await registerRoutes(app, services, admin, { redis, isDraining: () => draining });
+    await registerRoutes(app, services, admin, { redis, isDraining: () => draining, sandbox });
     serviceUrl = await listenOn(app, "PORT", config.port, config.host);
 
     const workers: { stop(): Promise<void> }[] = [];

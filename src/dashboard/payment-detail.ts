@@ -127,6 +127,11 @@ ${REASONS.map((reason) => html`<option value="${reason}">${reason.replaceAll("_"
 
 <h2>Webhook events</h2>
 ${
+  payment.dropped_webhook_host
+    ? html`<p class="notice" id="dropped-webhook-url" role="note">The webhookUrl given at create (host <span class="mono">${payment.dropped_webhook_host}</span>) was dropped: its host is loopback, private or reserved, or the URL is not valid, so no webhook is sent for this payment. Its events are still listed here and on the API. For local development, run <span class="mono">checkout listen</span> or list the host in ALLOWED_PRIVATE_HOSTS.</p>`
+    : ""
+}
+${
   events.length === 0
     ? html`<p class="muted">No events.</p>`
     : events.map(

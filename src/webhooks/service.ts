@@ -15,6 +15,7 @@ import {
   listFailedDeliveries,
   oldestPendingDelivery,
 } from "./store.ts";
+import { eventBody } from "./stream.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const QUEUE_DEPTH_CACHE_MS = 5000;
@@ -106,20 +107,21 @@ export class WebhookService {
       this.db,
       deliveries.map((delivery) => delivery.id),
     );
-    return events.map((event) => ({
-      id: event.id,
-      /** The `webhook-id` header of every delivery of this event. */
-      eventId: event.id,
-      /** DESIGN §5 names it `type`; `event` is the same name, kept for earlier clients. */
-      type: event.event,
-      event: event.event,
-      status: event.status,
-      transactionId: event.payment_id,
-      createdAt: event.created_at.toISOString(),
-      payload: event.payload,
-      deliveries: deliveries
-        .filter((delivery) => delivery.event_id === event.id)
-        .map((delivery) => ({
+    return events.map((event) => {
+      const own = deliveries.filter((delivery) => delivery.event_id === event.id);
+      return {
+        id: event.id,
+        /** The `webhook-id` header of every delivery of this event. */
+        eventId: event.id,
+        /** DESIGN §5 names it `type`; `event` is the same name, kept for earlier clients. */
+        type: event.event,
+        event: event.event,
+        status: event.status,
+        transactionId: event.payment_id,
+        createdAt: event.created_at.toISOString(),
+        // The body as sent: its timestamp is the first send's, or the event's own when none was sent.
+        payload: { ...eventBody(event), ...(own[0]?.sent_timestamp && { timestamp: own[0].sent_timestamp }) },
+        deliveries: own.map((delivery) => ({
           id: delivery.id,
           url: delivery.url,
           state: delivery.state,
@@ -138,6 +140,7 @@ export class WebhookService {
               durationMs: attempt.duration_ms,
             })),
         })),
-    }));
+      };
+    });
   }
 }

@@ -288,6 +288,35 @@ export function listEventsSince(
   );
 }
 
+/** A page of a group's events strictly after one of its events, oldest first. */
+export function listEventsAfterEvent(
+  q: Queryable,
+  groupId: string,
+  eventId: string,
+  limit: number,
+): Promise<EventRow[]> {
+  // The position is read in SQL, at the column's full precision.
+  return q.query<EventRow>(
+    `SELECT e.* FROM webhook_events e, webhook_events p
+     WHERE p.group_id = $1 AND p.id = $2 AND e.group_id = $1 AND (e.created_at, e.id) > (p.created_at, p.id)
+     ORDER BY e.created_at, e.id LIMIT $3`,
+    [groupId, eventId, limit],
+  );
+}
+
+/** When one of a group's events was created; undefined when the group has no such event. */
+export async function eventCreatedAt(
+  q: Queryable,
+  groupId: string,
+  eventId: string,
+): Promise<Date | undefined> {
+  const rows = await q.query<{ created_at: Date }>(
+    "SELECT created_at FROM webhook_events WHERE group_id = $1 AND id = $2",
+    [groupId, eventId],
+  );
+  return rows[0]?.created_at;
+}
+
 export function listDeliveriesOfEvents(q: Queryable, eventIds: readonly string[]): Promise<DeliveryRow[]> {
   return q.query<DeliveryRow>(
     "SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY created_at",

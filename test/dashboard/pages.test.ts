@@ -171,6 +171,18 @@ describe("dashboard pages", () => {
       assert.match(page.text, /gift<\/td><td>true/);
       assert.match(page.text, /processor_event:evt_/);
       assert.match(page.text, /jane@example\.com/);
+      assert.doesNotMatch(page.text, /id="dropped-webhook-url"/);
+    });
+
+    it("says on the events section when the webhookUrl given was dropped, and why", async () => {
+      const paid = await pay({ webhookUrl: "http://10.1.2.3:8080/hook" });
+      const page = await viewer.get(`/dashboard/payments/${paid.transactionId}`);
+      assert.match(
+        page.text,
+        /id="dropped-webhook-url"[^>]*>The webhookUrl given at create \(host <span class="mono">10\.1\.2\.3:8080</,
+      );
+      assert.match(page.text, /checkout listen/);
+      assert.match(page.text, /payment\.completed/, "its events are listed all the same");
     });
 
     it("escapes what merchants and customers wrote: an XSS probe in description and metadata stays text", async () => {

@@ -199,11 +199,14 @@ describe("POST /api/v1/payments/create", () => {
       );
       assert.equal(row?.webhook_url, "http://127.0.0.1:9/hook");
       const otherPort = await service.createPayment(group, { webhookUrl: "http://127.0.0.1:10/hook" });
-      const [other] = await service.services.db.query<{ webhook_url: string | null }>(
-        "SELECT webhook_url FROM payments WHERE id = $1",
-        [otherPort.body.data.transactionId],
-      );
+      const [other] = await service.services.db.query<{
+        webhook_url: string | null;
+        dropped_webhook_host: string | null;
+      }>("SELECT webhook_url, dropped_webhook_host FROM payments WHERE id = $1", [
+        otherPort.body.data.transactionId,
+      ]);
       assert.equal(other?.webhook_url, null);
+      assert.equal(other?.dropped_webhook_host, "127.0.0.1:10", "the dashboard says which host was dropped");
     });
   });
 

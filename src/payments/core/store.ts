@@ -19,6 +19,7 @@ export interface PaymentRow {
   success_url: string;
   cancel_url: string;
   webhook_url: string | null;
+  dropped_webhook_host: string | null;
   safe_site_id: string;
   safe_site_url: string;
   link_token: string;

@@ -20,6 +20,14 @@ export type CreateConfig = Pick<
   "checkoutTtlSeconds" | "allowedPrivateHosts" | "idempotencyLeaseSeconds"
 >;
 
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host || "(no host)";
+  } catch {
+    return "(not a valid URL)";
+  }
+};
+
 /** The first `{transactionId}` only, as spec §4.2 says. */
 export const substituteTransactionId = (url: string, transactionId: string): string =>
   url.replace("{transactionId}", () => transactionId);
@@ -106,7 +114,8 @@ export class PaymentCreation {
     const webhookUrl = input.webhookUrl
       ? reachableUrl(input.webhookUrl, this.config.allowedPrivateHosts)
       : null;
-    if (input.webhookUrl && !webhookUrl) this.logDroppedWebhookUrl(id, input.webhookUrl);
+    const droppedWebhookHost = input.webhookUrl && !webhookUrl ? hostOf(input.webhookUrl) : null;
+    if (droppedWebhookHost) this.logDroppedWebhookUrl(id, droppedWebhookHost);
     const processor = this.processors.defaultAdapter;
     const payment: NewPayment = {
       plan: { ...plan, safeSite },
@@ -121,6 +130,7 @@ export class PaymentCreation {
       successUrl: substituteTransactionId(input.successUrl, id),
       cancelUrl: substituteTransactionId(input.cancelUrl, id),
       webhookUrl: webhookUrl?.href ?? null,
+      droppedWebhookHost,
     };
     let checkout: Checkout;
     try {
@@ -173,11 +183,7 @@ export class PaymentCreation {
     );
   }
 
-  private logDroppedWebhookUrl(transactionId: string, url: string): void {
-    let host = "(not a valid URL)";
-    try {
-      host = new URL(url).host;
-    } catch {}
+  private logDroppedWebhookUrl(transactionId: string, host: string): void {
     // Warn: the merchant expects webhooks and will get none; the events API still lists every event.
     this.log.warn(
       { transactionId, webhookHost: host },

@@ -30,6 +30,8 @@ export interface NewPayment {
   successUrl: string;
   cancelUrl: string;
   webhookUrl: string | null;
+  /** The host of a webhookUrl given but dropped as unreachable. */
+  droppedWebhookHost: string | null;
 }
 
 /** The group's active SafeSite whose turn it is: active sites in creation order, `turn` modulo their count. */
@@ -66,8 +68,8 @@ export async function insertPayment(
     `WITH payment AS (
        INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
          metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
-         processor_checkout_id, processor_checkout_url, processor, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+         processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21,
          CASE WHEN $3 = 'failed' THEN now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, status
@@ -95,6 +97,7 @@ export async function insertPayment(
       processing ? outcome.checkoutUrl : null,
       payment.processor,
       processing ? "created" : outcome.reason,
+      payment.droppedWebhookHost,
     ],
   );
 }
