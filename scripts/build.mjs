@@ -3,7 +3,7 @@
 // `npm start` only starts. A production install (`npm ci --omit=dev`) has no TypeScript: there it
 // keeps the dist/ it was given, and says so when there is none.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, rmSync } from "node:fs";
+import { cpSync, existsSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -21,7 +21,18 @@ try {
   );
   process.exit(1);
 }
-rmSync("dist", { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" });
-if (result.status !== 0) process.exit(result.status ?? 1);
-cpSync("src/db/migrations", "dist/src/db/migrations", { recursive: true });
+// Built beside dist/ and swapped in whole: a service or test run using dist/ never sees it half-deleted.
+const next = `dist.next-${process.pid}`;
+const old = `dist.old-${process.pid}`;
+rmSync(next, { recursive: true, force: true });
+const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", next], {
+  stdio: "inherit",
+});
+if (result.status !== 0) {
+  rmSync(next, { recursive: true, force: true });
+  process.exit(result.status ?? 1);
+}
+cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true });
+if (existsSync("dist")) renameSync("dist", old);
+renameSync(next, "dist");
+rmSync(old, { recursive: true, force: true });

@@ -1,10 +1,30 @@
+/** What the service answered with an error envelope, or why it could not be reached. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+}
+
+/** Why a request never got an answer, in words naming where it went. */
+export function unreachable(url: string, error: unknown): CliError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? "";
+  const reason =
+    code === "ECONNREFUSED"
+      ? "connection refused: is the service running there? Start it with `npm start`, or pass --url"
+      : code === "ENOTFOUND"
+        ? "no such host"
+        : (cause?.message ?? (error as Error).message);
+  return new CliError(`cannot reach ${url}: ${reason}`);
+}
+
 /** A thin client of the service's JSON APIs: what the CLI sends and how it reads the envelope. */
 export class ApiClient {
   constructor(
-    private readonly baseUrl: string,
+    readonly baseUrl: string,
     /** The admin bearer token, or the merchant's key headers. */
-    private readonly credentials: Record<string, string>,
-  ) {}
+    readonly credentials: Record<string, string>,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+  }
 
   static admin(baseUrl: string, token: string): ApiClient {
     return new ApiClient(baseUrl, { authorization: `Bearer ${token}` });
@@ -14,37 +34,39 @@ export class ApiClient {
     return new ApiClient(baseUrl, { "x-public-key": publicKey, "x-secret-key": secretKey });
   }
 
-  get = (path: string) => this.send("get", path);
+  get = (path: string) => this.send("GET", path);
   post = (path: string, body?: unknown, idempotencyKey?: string) =>
-    this.send("post", path, body, idempotencyKey);
-  patch = (path: string, body: unknown) => this.send("patch", path, body);
-  delete = (path: string) => this.send("delete", path);
+    this.send("POST", path, body, idempotencyKey);
+  patch = (path: string, body: unknown) => this.send("PATCH", path, body);
+  delete = (path: string) => this.send("DELETE", path);
 
-  private async send(
-    method: "get" | "post" | "patch" | "delete",
-    path: string,
-    body?: unknown,
-    idempotencyKey?: string,
-  ) {
-    const response = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
-      method: method.toUpperCase(),
-      headers: {
-        ...this.credentials,
-        ...(idempotencyKey && { "idempotency-key": idempotencyKey }),
-        ...(body !== undefined && { "content-type": "application/json" }),
-      },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
+  private async send(method: string, path: string, body?: unknown, idempotencyKey?: string) {
+    const url = `${this.baseUrl}${path}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: {
+          ...this.credentials,
+          ...(idempotencyKey && { "idempotency-key": idempotencyKey }),
+          ...(body !== undefined && { "content-type": "application/json" }),
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw unreachable(this.baseUrl, error);
+    }
     const text = await response.text();
     let parsed: { success?: boolean; data?: unknown; error?: { code: string; message: string } };
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new Error(`unexpected answer (${response.status}): ${text.slice(0, 200)}`);
+      throw new CliError(`${method} ${url} answered ${response.status} without JSON: ${text.slice(0, 200)}`);
     }
     if (!response.ok || parsed.success !== true) {
-      throw new Error(
-        `${parsed.error?.code ?? response.status}: ${parsed.error?.message ?? text.slice(0, 200)}`,
+      throw new CliError(
+        `${method} ${path} answered ${response.status} ${parsed.error?.code ?? ""}: ${parsed.error?.message ?? text.slice(0, 200)}`,
       );
     }
     return parsed.data as unknown;

@@ -1,139 +1,122 @@
-import { parseArgs } from "node:util";
-import { loadConfig } from "../config.ts";
-import { migrate } from "../db/migrate.ts";
-import { openDatabase } from "../db/open.ts";
-import { resetAdminToken } from "../merchants/admin-token.ts";
-import { createSandbox } from "../sandbox/app.ts";
-import { ApiClient } from "./api-client.ts";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
+import { ApiClient, CliError } from "./api-client.ts";
+import { listen, listenStatePath, loadListenState } from "./listen.ts";
+import { print } from "./output.ts";
 
-const USAGE = `checkout — operate a checkout service
+/** Where the service is when --url is not given: PUBLIC_URL, else localhost on PORT (3000). */
+const defaultUrl = () => process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
 
-Service:
-  checkout start                              run the service (same as npm start)
-  checkout migrate                            apply database migrations and exit
-  checkout admin reset-token                  issue a new admin token (run where DATABASE_URL/DATA_DIR reach the database)
-  checkout sandbox                            run the sandbox processor alone on SANDBOX_PORT
-
-Admin API client (--url, default $PUBLIC_URL or http://localhost:3000; --token, default $ADMIN_TOKEN):
-  checkout groups create --name NAME [--site NAME=URL]...
-  checkout groups get GROUP_ID
-  checkout safe-sites add GROUP_ID --name NAME --site-url URL [--inactive]
-  checkout safe-sites update SAFE_SITE_ID [--name NAME] [--site-url URL] [--active true|false]
-  checkout keys create GROUP_ID
-  checkout keys revoke PUBLIC_KEY
-  checkout reconciliation                     the open reconciliation items (paid after cancel, drift, …)
-  checkout reconcile --since ISO [--until ISO]
-                                              compare payments changed then with the processor, repair what
-                                              it proves, and print the run's figures when it has finished
-  checkout deliveries failed                  webhook deliveries dropped after their last attempt
-  checkout deliveries recover --since ISO [--until ISO] [--group GROUP_ID]
-                                              send again events whose deliveries all failed then
-  checkout users add --group GROUP_ID --email EMAIL --role owner|developer|viewer
-                                              invite a dashboard user; prints the invite URL (single use, 72 h)
-  checkout operators add EMAIL                invite an operator to the console; prints the invite URL
-  checkout users reset-password EMAIL         a password reset link for a dashboard user (single use, 1 h)
-  checkout operators reset-password EMAIL     the same for an operator
-
-Merchant API client (--url; --public-key/--secret-key, default $PUBLIC_KEY/$SECRET_KEY):
-  checkout payments refund TRANSACTION_ID [--amount CENTS] [--reason requested_by_customer|duplicate|fraudulent]
-                                              [--idempotency-key KEY]
-  checkout webhook-secret rotate GROUP_ID [--grace SECONDS]
-
-Options: --json prints the raw JSON answer.`;
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: "string" },
-    token: { type: "string" },
-    json: { type: "boolean", default: false },
-    name: { type: "string" },
-    site: { type: "string", multiple: true },
-    "site-url": { type: "string" },
-    inactive: { type: "boolean", default: false },
-    active: { type: "string" },
-    grace: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    group: { type: "string" },
-    email: { type: "string" },
-    role: { type: "string" },
-    amount: { type: "string" },
-    reason: { type: "string" },
-    "public-key": { type: "string" },
-    "secret-key": { type: "string" },
-    "idempotency-key": { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
-
-function fail(message: string): never {
-  process.stderr.write(`checkout: ${message}\n`);
-  process.exit(1);
+interface GlobalOptions {
+  url: string;
+  json: boolean;
+  token?: string;
+  publicKey?: string;
+  secretKey?: string;
 }
 
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined || value === "") fail(`${what} is required (see checkout --help)`);
+const wholeNumber = (what: string) => (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${what} takes a whole number`);
+  return Number(value);
+};
+const isoTime = (value: string) => {
+  if (Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError("takes an ISO 8601 time, e.g. 2026-11-24T09:00:00Z");
   return value;
+};
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
+
+const program = new Command("checkout")
+  .description("Operate a checkout service: run it, administer it, and develop against it.")
+  .addOption(
+    new Option("--url <url>", "the service's address").default(
+      defaultUrl(),
+      "$PUBLIC_URL, else http://localhost:$PORT",
+    ),
+  )
+  .option("--json", "print the raw JSON answer", false)
+  .option("--token <token>", "admin token for admin commands (default $ADMIN_TOKEN)")
+  .option("--public-key <key>", "merchant public key for merchant commands (default $PUBLIC_KEY)")
+  .option("--secret-key <key>", "merchant secret key for merchant commands (default $SECRET_KEY)")
+  .addHelpText(
+    "after",
+    `
+Examples:
+  checkout payments list --status succeeded --limit 5      (merchant keys: $PUBLIC_KEY, $SECRET_KEY)
+  checkout listen --forward-to http://localhost:4242/webhooks
+  checkout trigger payment.completed
+  checkout groups create --name "My shop" --site Main=https://pay.myshop.example   (admin: $ADMIN_TOKEN)
+
+Every command has --help, e.g. checkout payments refund --help.`,
+  )
+  .showHelpAfterError("(run with --help for usage)")
+  .showSuggestionAfterError();
+
+const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+const out = (command: Command) => (data: unknown) => print(data, globals(command).json);
+
+function admin(command: Command): ApiClient {
+  const { url, token = process.env.ADMIN_TOKEN } = globals(command);
+  if (!token) throw new CliError("an admin token is required: --token or $ADMIN_TOKEN");
+  return ApiClient.admin(url, token);
 }
 
-function print(data: unknown) {
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
-    return;
+function merchantKeys(command: Command): { publicKey: string; secretKey: string } {
+  const options = globals(command);
+  const publicKey = options.publicKey ?? process.env.PUBLIC_KEY;
+  const secretKey = options.secretKey ?? process.env.SECRET_KEY;
+  if (!publicKey || !secretKey) {
+    throw new CliError(
+      "merchant keys are required: --public-key and --secret-key, or $PUBLIC_KEY and $SECRET_KEY",
+    );
   }
-  const lines: string[] = [];
-  const walk = (value: unknown, indent: string) => {
-    if (Array.isArray(value)) {
-      if (value.length === 0) lines.push(`${indent}(none)`);
-      value.forEach((item, index) => {
-        lines.push(`${indent}- #${index + 1}`);
-        walk(item, `${indent}  `);
-      });
-    } else if (value && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        if (item && typeof item === "object") {
-          lines.push(`${indent}${key}:`);
-          walk(item, `${indent}  `);
-        } else {
-          lines.push(`${indent}${key}: ${String(item)}`);
-        }
-      }
-    } else {
-      lines.push(`${indent}${String(value)}`);
-    }
-  };
-  walk(data, "");
-  process.stdout.write(`${lines.join("\n")}\n`);
+  return { publicKey, secretKey };
 }
 
-function parseSite(spec: string) {
-  const separator = spec.indexOf("=");
-  if (separator < 1) fail(`--site takes NAME=URL, got "${spec}"`);
-  return { name: spec.slice(0, separator), url: spec.slice(separator + 1) };
+function merchant(command: Command): ApiClient {
+  const { publicKey, secretKey } = merchantKeys(command);
+  return ApiClient.merchant(globals(command).url, publicKey, secretKey);
 }
 
-async function run() {
-  const [command, sub, argument] = positionals;
-  if (values.help || !command) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  if (command === "start") {
+// --- Running the service ---------------------------------------------------------------------
+
+program
+  .command("start")
+  .description("run the service (the same as npm start)")
+  .action(async () => {
     await import("../main.ts");
-    return;
-  }
-  if (command === "migrate") {
+  });
+
+program
+  .command("migrate")
+  .description("apply the database migrations (DATABASE_URL or DATA_DIR) and exit")
+  .action(async (_options, command: Command) => {
+    const [{ loadConfig }, { openDatabase }, { migrate }] = await Promise.all([
+      import("../config.ts"),
+      import("../db/open.ts"),
+      import("../db/migrate.ts"),
+    ]);
     const db = await openDatabase(loadConfig());
     try {
       const applied = await migrate(db);
-      print(applied.length > 0 ? { applied } : { applied: [], message: "database is up to date" });
+      out(command)(applied.length > 0 ? { applied } : { applied: [], message: "database is up to date" });
     } finally {
       await db.close();
     }
-    return;
-  }
-  if (command === "admin" && sub === "reset-token") {
+  });
+
+program
+  .command("admin")
+  .description("the admin token")
+  .command("reset-token")
+  .description("issue a new admin token; run it where DATABASE_URL/DATA_DIR reach the database")
+  .action(async (_options, command: Command) => {
+    const [{ loadConfig }, { openDatabase }, { migrate }, { resetAdminToken }] = await Promise.all([
+      import("../config.ts"),
+      import("../db/open.ts"),
+      import("../db/migrate.ts"),
+      import("../merchants/admin-token.ts"),
+    ]);
     const config = loadConfig();
     const db = await openDatabase(config);
     try {
@@ -144,20 +127,30 @@ async function run() {
           "checkout: note: ADMIN_TOKEN is set here; services started with it keep using it\n",
         );
       }
-      print({
+      out(command)({
         adminToken: token,
         message: "every running instance uses this token from now on; the old one is refused",
       });
     } finally {
       await db.close();
     }
-    return;
-  }
-  if (command === "sandbox") {
+  });
+
+program
+  .command("sandbox")
+  .description(
+    "run the sandbox processor alone on SANDBOX_PORT (needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)",
+  )
+  .action(async () => {
+    const [{ loadConfig }, { createSandbox }] = await Promise.all([
+      import("../config.ts"),
+      import("../sandbox/app.ts"),
+    ]);
     const config = loadConfig();
-    // Alone, the sandbox shares its keys with the service through the environment.
-    const webhookSecret = config.stripeWebhookSecret ?? fail("checkout sandbox needs STRIPE_WEBHOOK_SECRET");
-    const apiKey = config.stripeSecretKey ?? fail("checkout sandbox needs STRIPE_SECRET_KEY");
+    const webhookSecret = config.stripeWebhookSecret;
+    const apiKey = config.stripeSecretKey;
+    if (!webhookSecret || !apiKey)
+      throw new CliError("checkout sandbox needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
     const sandbox = await createSandbox({
       eventsUrl: () => `${config.publicUrl}/processor/webhooks/stripe`,
       webhookSecret,
@@ -168,125 +161,345 @@ async function run() {
     const stop = () => void sandbox.app.close().then(() => process.exit(0));
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
-    return;
-  }
+  });
 
-  const baseUrl = values.url ?? process.env.PUBLIC_URL ?? "http://localhost:3000";
-  if (command === "payments" && sub === "refund") {
-    // A merchant action: it takes the merchant's keys, not the admin token.
-    const merchant = ApiClient.merchant(
-      baseUrl,
-      values["public-key"] ?? process.env.PUBLIC_KEY ?? fail("--public-key or PUBLIC_KEY is required"),
-      values["secret-key"] ?? process.env.SECRET_KEY ?? fail("--secret-key or SECRET_KEY is required"),
+// --- Admin API (--token) -----------------------------------------------------------------------
+
+const groups = program.command("groups").description("merchant groups (admin)");
+groups
+  .command("list")
+  .description("the groups, newest first")
+  .option("--limit <n>", "at most this many (1 to 500)", wholeNumber("--limit"), 100)
+  .action(async (options: { limit: number }, command: Command) =>
+    out(command)(await admin(command).get(`/admin/v1/groups?limit=${options.limit}`)),
+  );
+groups
+  .command("create")
+  .description("create a group with its first key pair; without --site, one SafeSite at PUBLIC_URL")
+  .requiredOption("--name <name>", "the group's name")
+  .option("--site <NAME=URL>", "a SafeSite (repeat for more)", collect)
+  .action(async (options: { name: string; site?: string[] }, command: Command) => {
+    const safeSites = options.site?.map((spec) => {
+      const separator = spec.indexOf("=");
+      if (separator < 1) throw new CliError(`--site takes NAME=URL, got "${spec}"`);
+      return { name: spec.slice(0, separator), url: spec.slice(separator + 1) };
+    });
+    out(command)(
+      await admin(command).post("/admin/v1/groups", { name: options.name, ...(safeSites && { safeSites }) }),
     );
-    const amount = values.amount === undefined ? undefined : Number(values.amount);
-    if (amount !== undefined && !Number.isInteger(amount)) fail("--amount takes whole cents");
-    return print(
-      await merchant.post(
-        `/api/v1/payments/${encodeURIComponent(required(argument, "TRANSACTION_ID"))}/refunds`,
-        { ...(amount !== undefined && { amount }), ...(values.reason && { reason: values.reason }) },
-        values["idempotency-key"],
+  });
+groups
+  .command("get")
+  .description("one group with its SafeSites")
+  .argument("<groupId>")
+  .action(async (groupId: string, _options, command: Command) =>
+    out(command)(await admin(command).get(`/admin/v1/groups/${path(groupId)}`)),
+  );
+
+const safeSites = program.command("safe-sites").description("the domains that host payment links (admin)");
+safeSites
+  .command("add")
+  .description("add a SafeSite to a group")
+  .argument("<groupId>")
+  .requiredOption("--name <name>", "its name")
+  .requiredOption("--site-url <url>", "its https address")
+  .option("--inactive", "add it switched off", false)
+  .action(
+    async (
+      groupId: string,
+      options: { name: string; siteUrl: string; inactive: boolean },
+      command: Command,
+    ) =>
+      out(command)(
+        await admin(command).post(`/admin/v1/groups/${path(groupId)}/safe-sites`, {
+          name: options.name,
+          url: options.siteUrl,
+          isActive: !options.inactive,
+        }),
       ),
-    );
-  }
-  const token =
-    values.token ?? process.env.ADMIN_TOKEN ?? fail("an admin token is required: --token or ADMIN_TOKEN");
-  const admin = ApiClient.admin(baseUrl, token);
-  const route = `${command} ${sub ?? ""}`.trim();
-  switch (route) {
-    case "groups create":
-      return print(
-        await admin.post("/admin/v1/groups", {
-          name: required(values.name, "--name"),
-          ...(values.site && { safeSites: values.site.map(parseSite) }),
+  );
+safeSites
+  .command("update")
+  .description("rename, move, switch on or off a SafeSite")
+  .argument("<safeSiteId>")
+  .option("--name <name>", "a new name")
+  .option("--site-url <url>", "a new address")
+  .addOption(new Option("--active <bool>", "switch it on or off").choices(["true", "false"]))
+  .action(
+    async (
+      safeSiteId: string,
+      options: { name?: string; siteUrl?: string; active?: string },
+      command: Command,
+    ) =>
+      out(command)(
+        await admin(command).patch(`/admin/v1/safe-sites/${path(safeSiteId)}`, {
+          ...(options.name && { name: options.name }),
+          ...(options.siteUrl && { url: options.siteUrl }),
+          ...(options.active !== undefined && { isActive: options.active === "true" }),
         }),
-      );
-    case "groups get":
-      return print(await admin.get(`/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}`));
-    case "safe-sites add":
-      return print(
-        await admin.post(
-          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/safe-sites`,
-          {
-            name: required(values.name, "--name"),
-            url: required(values["site-url"], "--site-url"),
-            isActive: !values.inactive,
-          },
-        ),
-      );
-    case "safe-sites update": {
-      if (values.active !== undefined && values.active !== "true" && values.active !== "false") {
-        fail("--active takes true or false");
-      }
-      return print(
-        await admin.patch(`/admin/v1/safe-sites/${encodeURIComponent(required(argument, "SAFE_SITE_ID"))}`, {
-          ...(values.name && { name: values.name }),
-          ...(values["site-url"] && { url: values["site-url"] }),
-          ...(values.active !== undefined && { isActive: values.active === "true" }),
-        }),
-      );
-    }
-    case "keys create":
-      return print(
-        await admin.post(`/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/keys`),
-      );
-    case "keys revoke":
-      return print(
-        await admin.delete(`/admin/v1/keys/${encodeURIComponent(required(argument, "PUBLIC_KEY"))}`),
-      );
-    case "reconciliation":
-      return print(await admin.get("/admin/v1/reconciliation"));
-    case "reconcile": {
-      const started = (await admin.post("/admin/v1/reconciliation/runs", {
-        since: required(values.since, "--since"),
-        ...(values.until && { until: values.until }),
-      })) as { runId: string };
-      for (;;) {
-        const run = (await admin.get(`/admin/v1/reconciliation/runs/${started.runId}`)) as { status: string };
-        if (run.status === "finished") return print(run);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
-    case "deliveries failed":
-      return print(await admin.get("/admin/v1/deliveries/failed"));
-    case "deliveries recover":
-      return print(
-        await admin.post("/admin/v1/deliveries/recover", {
-          since: required(values.since, "--since"),
-          ...(values.until && { until: values.until }),
-          ...(values.group && { groupId: values.group }),
-        }),
-      );
-    case "users add":
-      return print(
-        await admin.post(`/admin/v1/groups/${encodeURIComponent(required(values.group, "--group"))}/users`, {
-          email: required(values.email, "--email"),
-          role: required(values.role, "--role"),
-        }),
-      );
-    case "operators add":
-      return print(await admin.post("/admin/v1/operators", { email: required(argument, "EMAIL") }));
-    case "users reset-password":
-    case "operators reset-password":
-      return print(
-        await admin.post("/admin/v1/accounts/password-resets", {
-          email: required(argument, "EMAIL"),
-          audience: command === "users" ? "dashboard" : "operator",
-        }),
-      );
-    case "webhook-secret rotate": {
-      const grace = values.grace === undefined ? undefined : Number(values.grace);
-      if (grace !== undefined && !Number.isInteger(grace)) fail("--grace takes whole seconds");
-      return print(
-        await admin.post(
-          `/admin/v1/groups/${encodeURIComponent(required(argument, "GROUP_ID"))}/webhook-secret/rotate`,
-          grace === undefined ? {} : { graceSeconds: grace },
-        ),
-      );
-    }
-    default:
-      fail(`unknown command "${route}" (see checkout --help)`);
-  }
-}
+      ),
+  );
 
-run().catch((error: unknown) => fail((error as Error).message));
+const keys = program.command("keys").description("merchant API key pairs (admin)");
+keys
+  .command("create")
+  .description("a new key pair for a group; the secret key is shown once")
+  .argument("<groupId>")
+  .action(async (groupId: string, _options, command: Command) =>
+    out(command)(await admin(command).post(`/admin/v1/groups/${path(groupId)}/keys`)),
+  );
+keys
+  .command("revoke")
+  .description("revoke a key pair at once")
+  .argument("<publicKey>")
+  .action(async (publicKey: string, _options, command: Command) =>
+    out(command)(await admin(command).delete(`/admin/v1/keys/${path(publicKey)}`)),
+  );
+
+program
+  .command("reconciliation")
+  .description("the open reconciliation items: paid after cancel, drift, … (admin)")
+  .action(async (_options, command: Command) =>
+    out(command)(await admin(command).get("/admin/v1/reconciliation")),
+  );
+
+program
+  .command("reconcile")
+  .description(
+    "compare payments changed in a window with the processor, repair what it proves, print the run (admin)",
+  )
+  .requiredOption("--since <time>", "ISO 8601 start", isoTime)
+  .option("--until <time>", "ISO 8601 end (default now)", isoTime)
+  .action(async (options: { since: string; until?: string }, command: Command) => {
+    const api = admin(command);
+    const started = (await api.post("/admin/v1/reconciliation/runs", options)) as { runId: string };
+    for (;;) {
+      const run = (await api.get(`/admin/v1/reconciliation/runs/${path(started.runId)}`)) as {
+        status: string;
+      };
+      if (run.status === "finished") return out(command)(run);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  });
+
+const deliveries = program.command("deliveries").description("webhook deliveries (admin)");
+deliveries
+  .command("failed")
+  .description("deliveries dropped after their last attempt, newest first")
+  .action(async (_options, command: Command) =>
+    out(command)(await admin(command).get("/admin/v1/deliveries/failed")),
+  );
+deliveries
+  .command("recover")
+  .description("send again the events whose deliveries all failed in a window")
+  .requiredOption("--since <time>", "ISO 8601 start", isoTime)
+  .option("--until <time>", "ISO 8601 end (default now)", isoTime)
+  .option("--group <groupId>", "only this group's")
+  .action(async (options: { since: string; until?: string; group?: string }, command: Command) =>
+    out(command)(
+      await admin(command).post("/admin/v1/deliveries/recover", {
+        since: options.since,
+        ...(options.until && { until: options.until }),
+        ...(options.group && { groupId: options.group }),
+      }),
+    ),
+  );
+
+const users = program.command("users").description("dashboard users (admin)");
+users
+  .command("add")
+  .description("invite a dashboard user; prints the invite URL (single use, 72 h)")
+  .requiredOption("--group <groupId>", "the group")
+  .requiredOption("--email <email>", "their email")
+  .addOption(
+    new Option("--role <role>", "their role").choices(["owner", "developer", "viewer"]).makeOptionMandatory(),
+  )
+  .action(async (options: { group: string; email: string; role: string }, command: Command) =>
+    out(command)(
+      await admin(command).post(`/admin/v1/groups/${path(options.group)}/users`, {
+        email: options.email,
+        role: options.role,
+      }),
+    ),
+  );
+const resetPassword =
+  (audience: "dashboard" | "operator") => async (email: string, _options: unknown, command: Command) =>
+    out(command)(await admin(command).post("/admin/v1/accounts/password-resets", { email, audience }));
+users
+  .command("reset-password")
+  .description("a password reset link for a dashboard user (single use, 1 h)")
+  .argument("<email>")
+  .action(resetPassword("dashboard"));
+
+const operators = program.command("operators").description("console operators (admin)");
+operators
+  .command("add")
+  .description("invite an operator to the console; prints the invite URL")
+  .argument("<email>")
+  .action(async (email: string, _options, command: Command) =>
+    out(command)(await admin(command).post("/admin/v1/operators", { email })),
+  );
+operators
+  .command("reset-password")
+  .description("a password reset link for an operator (single use, 1 h)")
+  .argument("<email>")
+  .action(resetPassword("operator"));
+
+program
+  .command("webhook-secret")
+  .description("a group's webhook signing secret (admin)")
+  .command("rotate")
+  .description("issue a new signing secret; the old one keeps signing for the grace period")
+  .argument("<groupId>")
+  .option("--grace <seconds>", "how long the old secret keeps signing", wholeNumber("--grace"))
+  .action(async (groupId: string, options: { grace?: number }, command: Command) =>
+    out(command)(
+      await admin(command).post(
+        `/admin/v1/groups/${path(groupId)}/webhook-secret/rotate`,
+        options.grace === undefined ? {} : { graceSeconds: options.grace },
+      ),
+    ),
+  );
+
+// --- Merchant API (--public-key / --secret-key) -----------------------------------------------
+
+const payments = program.command("payments").description("your payments (merchant keys)");
+payments
+  .command("list")
+  .description("payments, newest first, a page at a time")
+  .addOption(
+    new Option("--status <status>", "only this status").choices([
+      "pending",
+      "processing",
+      "succeeded",
+      "failed",
+      "cancelled",
+      "expired",
+      "refunded",
+      "partially_refunded",
+      "disputed",
+      "dispute_won",
+      "dispute_lost",
+    ]),
+  )
+  .option("--from <time>", "created at or after (ISO 8601)", isoTime)
+  .option("--to <time>", "created before (ISO 8601)", isoTime)
+  .option("--limit <n>", "1 to 100", wholeNumber("--limit"))
+  .option("--after <cursor>", "the nextCursor of the previous page")
+  .action(async (options: Record<string, string | number | undefined>, command: Command) => {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(options))
+      if (value !== undefined) query.set(name, String(value));
+    out(command)(await merchant(command).get(`/api/v1/payments${query.size > 0 ? `?${query}` : ""}`));
+  });
+payments
+  .command("get")
+  .description("one payment")
+  .argument("<transactionId>")
+  .action(async (id: string, _options, command: Command) =>
+    out(command)(await merchant(command).get(`/api/v1/payments/${path(id)}`)),
+  );
+payments
+  .command("cancel")
+  .description("cancel a pending or processing payment")
+  .argument("<transactionId>")
+  .action(async (id: string, _options, command: Command) =>
+    out(command)(await merchant(command).delete(`/api/v1/payments/${path(id)}`)),
+  );
+payments
+  .command("refund")
+  .description("refund a payment in full, or --amount cents of it")
+  .argument("<transactionId>")
+  .option("--amount <cents>", "whole cents; all that remains when left out", wholeNumber("--amount"))
+  .addOption(new Option("--reason <reason>").choices(["requested_by_customer", "duplicate", "fraudulent"]))
+  .option("--idempotency-key <key>", "send it again with the same key to retry safely")
+  .action(
+    async (
+      id: string,
+      options: { amount?: number; reason?: string; idempotencyKey?: string },
+      command: Command,
+    ) =>
+      out(command)(
+        await merchant(command).post(
+          `/api/v1/payments/${path(id)}/refunds`,
+          {
+            ...(options.amount !== undefined && { amount: options.amount }),
+            ...(options.reason && { reason: options.reason }),
+          },
+          options.idempotencyKey,
+        ),
+      ),
+  );
+
+program
+  .command("listen")
+  .description(
+    "follow your events and post each to a local URL, signed as a production webhook; resumes where it stopped",
+  )
+  .option("--forward-to <url>", "where to post each event, e.g. http://localhost:4242/webhooks")
+  .option("--events <names>", "only these events, comma-separated (e.g. payment.completed,payment.failed)")
+  .option("--print-secret", "print the whsec_ secret the forwarded posts are signed with, and exit", false)
+  .action(
+    async (options: { forwardTo?: string; events?: string; printSecret: boolean }, command: Command) => {
+      const { publicKey } = merchantKeys(command);
+      const statePath = listenStatePath(publicKey);
+      if (options.printSecret) {
+        process.stdout.write(`${loadListenState(statePath).secret}\n`);
+        return;
+      }
+      if (!options.forwardTo) throw new CliError("--forward-to <url> is required (or --print-secret)");
+      try {
+        if (!/^https?:$/.test(new URL(options.forwardTo).protocol)) throw new Error();
+      } catch {
+        throw new CliError(`--forward-to takes an http(s) URL, got "${options.forwardTo}"`);
+      }
+      const stop = new AbortController();
+      process.once("SIGINT", () => stop.abort());
+      process.once("SIGTERM", () => stop.abort());
+      await listen({
+        api: merchant(command),
+        publicKey,
+        forwardTo: options.forwardTo,
+        events: options.events
+          ?.split(",")
+          .map((name) => name.trim())
+          .filter(Boolean),
+        statePath,
+        signal: stop.signal,
+        json: globals(command).json,
+        write: (line) => process.stdout.write(`${line}\n`),
+      });
+    },
+  );
+
+program
+  .command("trigger")
+  .description("make the sandbox produce an event on a new payment of your group")
+  .addArgument(
+    new Argument("<event>", "the event").choices([
+      "payment.completed",
+      "payment.failed",
+      "payment.expired",
+      "payment.refunded",
+      "payment.disputed",
+    ]),
+  )
+  .action(async (event: string, _options, command: Command) => {
+    const api = merchant(command);
+    const answer = await api.post("/api/v1/sandbox/trigger", { event }).catch((error: unknown) => {
+      if (error instanceof CliError && / 404 /.test(error.message)) {
+        throw new CliError(
+          `${api.baseUrl} does not run the sandbox processor: trigger works only with PROCESSOR=sandbox`,
+        );
+      }
+      throw error;
+    });
+    out(command)(answer);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(
+    `checkout: ${error instanceof CliError ? error.message : ((error as Error).stack ?? String(error))}\n`,
+  );
+  process.exit(1);
+});

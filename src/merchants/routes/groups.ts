@@ -37,6 +37,31 @@ const groupRoutes: FastifyPluginAsync<{ merchants: MerchantsService; publicUrl: 
   );
 
   app.get(
+    "/admin/v1/groups",
+    {
+      schema: {
+        summary: "List groups, newest first",
+        tags: ["admin"],
+        security: adminSecurity,
+        querystring: {
+          type: "object",
+          properties: {
+            limit: {
+              type: "string",
+              pattern: "^(500|[1-4][0-9]{2}|[1-9][0-9]?)$",
+              description: "1 to 500; 100 when left out",
+            },
+          },
+        } as const,
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await merchants.groups(request.query.limit === undefined ? 100 : Number(request.query.limit)),
+    }),
+  );
+
+  app.get(
     "/admin/v1/groups/:groupId",
     { schema: { summary: "Get a group", tags: ["admin"], security: adminSecurity, params: groupParams } },
     async (request) => ({ success: true, data: await merchants.getGroup(request.params.groupId) }),
