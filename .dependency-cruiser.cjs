@@ -2,7 +2,7 @@
 // `npm run check:layers` runs it; CI fails on any violation.
 const PLUMBING = "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto)/|^src/config\\.ts$";
 const INTERFACES =
-  "^src/(dashboard|console|checkout|web|account-pages|cli|health)/|^src/[^/]+/routes/|^src/(app|main)\\.ts$";
+  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi)/|^src/[^/]+/routes/|^src/(app|main)\\.ts$";
 const DOMAIN = "^src/(payments|webhooks|merchants|accounts)/";
 
 module.exports = {

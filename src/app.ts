@@ -43,6 +43,7 @@ import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";
+import { finishOpenApiDocument } from "./openapi/document.ts";
 import { createPayments, type Payments, startPaymentWorkers } from "./payments/module.ts";
 import cancelPaymentRoute from "./payments/routes/cancel.ts";
 import createPaymentRoute from "./payments/routes/create.ts";
@@ -212,6 +213,13 @@ async function registerRoutes(
   });
 
   await app.register(swagger, {
+    // Shared schemas keep their names ($id) instead of def-0, def-1, ….
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documentObject) =>
+      finishOpenApiDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, {
+        publicUrl: config.publicUrl,
+        local: isLocalUrl(config.publicUrl),
+      }),
     openapi: {
       openapi: "3.1.0",
       info: { title: "Checkout Service API", version: config.version },

@@ -38,7 +38,8 @@ export interface HealthOptions {
 
 /** Spec §4.5: public health endpoints. */
 const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, version, redis, isDraining }) => {
-  const schema = { tags: ["health"], security: [] };
+  // For load balancers and orchestrators, not API clients: documented in docs/deploy.md, not in the OpenAPI document.
+  const schema = { tags: ["health"], security: [], hide: true };
   app.get("/health", { schema: { ...schema, summary: "Full health check" } }, async (_request, reply) => {
     const database = await checkDatabase(db, app.log);
     const body = {
