@@ -6,6 +6,8 @@
 FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The client package is an npm workspace: its package.json is part of the install.
+COPY packages ./packages
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -22,6 +24,7 @@ COPY package.json package-lock.json ./
 COPY scripts ./scripts
 COPY bin ./bin
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages ./packages
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
  && mkdir -p /data && chown node:node /data
 USER node

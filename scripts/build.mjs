@@ -21,18 +21,27 @@ try {
   );
   process.exit(1);
 }
-// Built beside dist/ and swapped in whole: a service or test run using dist/ never sees it half-deleted.
-const next = `dist.next-${process.pid}`;
-const old = `dist.old-${process.pid}`;
-rmSync(next, { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", next], {
-  stdio: "inherit",
-});
-if (result.status !== 0) {
+/**
+ * Compiles `project` beside `dist` and swaps it in whole: a service or test run using dist/ never
+ * sees it half-deleted. `extra` adds files to the new tree before the swap.
+ */
+function build(project, dist, extra = () => {}) {
+  const next = `${dist}.next-${process.pid}`;
+  const old = `${dist}.old-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
-  process.exit(result.status ?? 1);
+  const result = spawnSync(process.execPath, [tsc, "-p", project, "--outDir", next], { stdio: "inherit" });
+  if (result.status !== 0) {
+    rmSync(next, { recursive: true, force: true });
+    process.exit(result.status ?? 1);
+  }
+  extra(next);
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(next, dist);
+  rmSync(old, { recursive: true, force: true });
 }
-cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true });
-if (existsSync("dist")) renameSync("dist", old);
-renameSync(next, "dist");
-rmSync(old, { recursive: true, force: true });
+
+build("tsconfig.build.json", "dist", (next) =>
+  cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true }),
+);
+// The client package (packages/client), so that `import "@checkout-service/client"` works after install.
+build("packages/client/tsconfig.json", "packages/client/dist");

@@ -1,0 +1,198 @@
+import { WebhookVerificationError as StandardVerificationError, Webhook } from "standardwebhooks";
+import { CheckoutError, WebhookVerificationError } from "./errors.js";
+import type { components, paths } from "./generated/api.js";
+import { send, type TransportOptions } from "./transport.js";
+
+export type { components, paths };
+export { CheckoutError, WebhookVerificationError };
+
+type Schemas = components["schemas"];
+export type Payment = Schemas["Payment"];
+export type Refund = Schemas["Refund"];
+export type Event = Schemas["Event"];
+export type CreatedPayment = Schemas["CreatedPayment"];
+export type WebhookPayload = Schemas["WebhookPayload"];
+export type CreatePaymentInput = NonNullable<
+  paths["/api/v1/payments/create"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type RefundInput = NonNullable<
+  NonNullable<paths["/api/v1/payments/{id}/refunds"]["post"]["requestBody"]>["content"]["application/json"]
+>;
+export type PaymentStatus = Payment["status"];
+
+export interface PaymentPage {
+  payments: Payment[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface ListPaymentsParams {
+  status?: PaymentStatus;
+  /** createdAt at or after (inclusive) */
+  from?: string | Date;
+  /** createdAt before (exclusive) */
+  to?: string | Date;
+  /** 1 to 100; 20 when left out */
+  limit?: number;
+  /** The nextCursor of the previous page */
+  after?: string;
+}
+
+export interface CheckoutOptions {
+  /** The service's address, e.g. http://localhost:3000 */
+  baseUrl: string;
+  publicKey: string;
+  secretKey: string;
+  /** Retries of a lost connection, 429 (waiting Retry-After), 500 and 503; 2 unless given. 0 never retries. */
+  maxRetries?: number;
+  /** Per attempt; 30 s unless given. */
+  timeoutMs?: number;
+  /** Another fetch (a proxy agent, a test double). */
+  fetch?: typeof fetch;
+}
+
+export interface IdempotencyOptions {
+  /** The same key makes the same request once; one is made up when left out. */
+  idempotencyKey?: string;
+}
+
+const segment = (value: string) => encodeURIComponent(value);
+const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
+
+/**
+ * `await` it for the first page; `for await` over it for every payment of every page.
+ */
+export class PaymentList implements PromiseLike<PaymentPage>, AsyncIterable<Payment> {
+  constructor(
+    private readonly fetchPage: (after: string | undefined) => Promise<PaymentPage>,
+    private readonly after?: string,
+  ) {}
+
+  then<A = PaymentPage, B = never>(
+    onFulfilled?: ((page: PaymentPage) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.fetchPage(this.after).then(onFulfilled, onRejected);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Payment> {
+    let after = this.after;
+    for (;;) {
+      const page = await this.fetchPage(after);
+      yield* page.payments;
+      if (!page.hasMore || !page.nextCursor) return;
+      after = page.nextCursor;
+    }
+  }
+}
+
+/** A client of the checkout service's merchant API. */
+export class Checkout {
+  private readonly transport: TransportOptions;
+
+  constructor(options: CheckoutOptions) {
+    if (!options.baseUrl || !options.publicKey || !options.secretKey) {
+      throw new TypeError("Checkout needs baseUrl, publicKey and secretKey");
+    }
+    this.transport = {
+      baseUrl: options.baseUrl,
+      publicKey: options.publicKey,
+      secretKey: options.secretKey,
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    request?: { body?: unknown; idempotencyKey?: string | undefined },
+  ): Promise<T> {
+    return (await send(this.transport, method, path, request)).data as T;
+  }
+
+  readonly payments = {
+    create: (input: CreatePaymentInput, options: IdempotencyOptions = {}): Promise<CreatedPayment> =>
+      this.call("POST", "/api/v1/payments/create", {
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? crypto.randomUUID(),
+      }),
+    get: (transactionId: string): Promise<Payment> =>
+      this.call("GET", `/api/v1/payments/${segment(transactionId)}`),
+    cancel: (transactionId: string): Promise<unknown> =>
+      this.call("DELETE", `/api/v1/payments/${segment(transactionId)}`),
+    list: (params: ListPaymentsParams = {}): PaymentList => {
+      const fetchPage = (after: string | undefined) => {
+        const query = new URLSearchParams();
+        if (params.status) query.set("status", params.status);
+        if (params.from !== undefined) query.set("from", iso(params.from));
+        if (params.to !== undefined) query.set("to", iso(params.to));
+        if (params.limit !== undefined) query.set("limit", String(params.limit));
+        if (after) query.set("after", after);
+        const search = query.toString();
+        return this.call<PaymentPage>("GET", `/api/v1/payments${search ? `?${search}` : ""}`);
+      };
+      return new PaymentList(fetchPage, params.after);
+    },
+  };
+
+  readonly refunds = {
+    create: (
+      transactionId: string,
+      input: RefundInput = {},
+      options: IdempotencyOptions = {},
+    ): Promise<Refund> =>
+      this.call("POST", `/api/v1/payments/${segment(transactionId)}/refunds`, {
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? crypto.randomUUID(),
+      }),
+    list: async (transactionId: string): Promise<Refund[]> =>
+      (await this.call<{ refunds: Refund[] }>("GET", `/api/v1/payments/${segment(transactionId)}/refunds`))
+        .refunds,
+  };
+
+  readonly events = {
+    list: (transactionId: string): Promise<Event[]> =>
+      this.call("GET", `/api/v1/payments/${segment(transactionId)}/events`),
+    resend: (transactionId: string, eventId: string): Promise<{ deliveryId: string; state: "pending" }> =>
+      this.call("POST", `/api/v1/payments/${segment(transactionId)}/events/${segment(eventId)}/resend`),
+    recover: (window: { since: string | Date; until?: string | Date }): Promise<{ queued: number }> =>
+      this.call("POST", "/api/v1/events/recover", {
+        body: { since: iso(window.since), ...(window.until !== undefined && { until: iso(window.until) }) },
+      }),
+  };
+
+  readonly webhooks = {
+    /**
+     * The webhook body, parsed, when its Standard Webhooks signature holds for `secret` (whsec_…)
+     * and its timestamp is within 5 minutes; throws WebhookVerificationError otherwise.
+     * Pass the raw body exactly as received: a re-serialized one does not verify.
+     */
+    verify: (
+      rawBody: string | Uint8Array,
+      headers: Headers | Record<string, string | string[] | undefined>,
+      secret: string,
+    ): WebhookPayload => verifyWebhook(rawBody, headers, secret),
+  };
+}
+
+/** Also usable without a client: a receiver needs only the secret. */
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: Headers | Record<string, string | string[] | undefined>,
+  secret: string,
+): WebhookPayload {
+  const flat: Record<string, string> = {};
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  for (const [name, value] of entries) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
+  try {
+    return new Webhook(secret).verify(body, flat) as WebhookPayload;
+  } catch (error) {
+    const reason = error instanceof StandardVerificationError ? error.message : (error as Error).message;
+    throw new WebhookVerificationError(`Webhook not verified: ${reason}`);
+  }
+}

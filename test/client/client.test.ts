@@ -1,0 +1,258 @@
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { Checkout, CheckoutError, WebhookVerificationError } from "@checkout-service/client";
+import { Receiver } from "../helpers/receiver.ts";
+import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+const asCheckoutError = (error: unknown): CheckoutError => {
+  assert.ok(error instanceof CheckoutError, String(error));
+  return error;
+};
+
+describe("@checkout-service/client against a real service (DESIGN §6)", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let receiver: Receiver;
+  let checkout: Checkout;
+  before(async () => {
+    receiver = new Receiver({ "/hook": () => 200 });
+    await receiver.start();
+    service = await startTestService({ ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host });
+    group = await service.createGroup({ name: "Client shop" });
+    checkout = new Checkout({ baseUrl: service.url, publicKey: group.publicKey, secretKey: group.secretKey });
+  });
+  after(async () => {
+    await service.close();
+    await receiver.stop();
+  });
+
+  const countPayments = async () =>
+    (
+      await service.services.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM payments WHERE group_id = $1",
+        [group.groupId],
+      )
+    )[0]?.n ?? 0;
+  const paid = async (transactionId: string) => {
+    const payment = await checkout.payments.get(transactionId);
+    assert.ok(payment.processorSessionId);
+    await service.sandboxPost(`/sandbox/sessions/${payment.processorSessionId}/complete`, {
+      outcome: "succeeded",
+    });
+    await waitFor(async () =>
+      (await checkout.payments.get(transactionId)).status === "succeeded" ? true : undefined,
+    );
+  };
+
+  it("creates, reads, lists page by page or payment by payment, and cancels", async () => {
+    const created = await checkout.payments.create({ ...validPayment(), amount: 2500 });
+    assert.match(created.paymentUrl, /\/pay\//);
+    const payment = await checkout.payments.get(created.transactionId);
+    assert.equal(payment.status, "processing");
+    assert.equal(payment.amount, 2500);
+    for (let i = 0; i < 4; i++) await checkout.payments.create(validPayment());
+
+    const first = await checkout.payments.list({ limit: 2 });
+    assert.equal(first.payments.length, 2);
+    assert.equal(first.hasMore, true);
+    const all: string[] = [];
+    for await (const each of checkout.payments.list({ limit: 2 })) all.push(each.id);
+    assert.equal(all.length, await countPayments(), "every payment of every page");
+    assert.equal(new Set(all).size, all.length, "none twice");
+    assert.equal(all.at(-1), created.transactionId, "newest first");
+
+    await checkout.payments.cancel(created.transactionId);
+    assert.equal((await checkout.payments.get(created.transactionId)).status, "cancelled");
+    const cancelled = await checkout.payments.list({ status: "cancelled" });
+    assert.deepEqual(
+      cancelled.payments.map((each) => each.id),
+      [created.transactionId],
+    );
+  });
+
+  it("rejects an error answer with a CheckoutError carrying status, code and message", async () => {
+    const missing = await checkout.payments
+      .get("00000000-0000-0000-0000-000000000000")
+      .catch((error) => error);
+    assert.ok(missing instanceof CheckoutError);
+    assert.ok(missing instanceof Error);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.code, "NOT_FOUND");
+    assert.match(missing.message, /not found/i);
+    assert.ok(missing.requestId);
+    const invalid = await checkout.payments
+      .create({ ...validPayment(), amount: -1 } as never, { idempotencyKey: "bad-1" })
+      .catch((error) => error);
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.code, "INVALID_REQUEST");
+    const wrongKeys = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: "sk_wrong",
+    });
+    assert.equal(
+      (await wrongKeys.payments.list().then(() => assert.fail("should fail"), asCheckoutError)).code,
+      "UNAUTHORIZED",
+    );
+  });
+
+  it("retries a lost answer with the same Idempotency-Key: one payment, not two", async () => {
+    const keys: (string | null)[] = [];
+    let lost = false;
+    const losingFetch: typeof fetch = async (input, init) => {
+      keys.push(new Headers(init?.headers).get("idempotency-key"));
+      const response = await fetch(input, init);
+      if (!lost) {
+        lost = true;
+        await response.body?.cancel();
+        throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+      }
+      return response;
+    };
+    const client = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+      fetch: losingFetch,
+    });
+    const before = await countPayments();
+    const created = await client.payments.create(validPayment());
+    assert.equal(await countPayments(), before + 1, "the retry was answered from the first request");
+    assert.equal(keys.length, 2);
+    assert.ok(keys[0]);
+    assert.equal(keys[0], keys[1], "the same key on the retry");
+    assert.equal((await client.payments.get(created.transactionId)).id, created.transactionId);
+  });
+
+  it("retries 500 and 503 with backoff, and gives up after maxRetries", async () => {
+    let calls = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      calls += 1;
+      if (calls === 1)
+        return new Response(
+          JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "busy" } }),
+          { status: 503, headers: { "retry-after": "0" } },
+        );
+      return fetch(input, init);
+    };
+    const client = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+      fetch: flaky,
+    });
+    assert.equal((await client.payments.list()).payments.length > 0, true);
+    assert.equal(calls, 2);
+    const down: typeof fetch = async () =>
+      new Response(JSON.stringify({ success: false, error: { code: "INTERNAL_ERROR", message: "boom" } }), {
+        status: 500,
+        headers: { "retry-after": "0" },
+      });
+    const never = new Checkout({
+      baseUrl: service.url,
+      publicKey: "pk",
+      secretKey: "sk",
+      fetch: down,
+      maxRetries: 1,
+    });
+    const error = await never.payments.list().then(() => assert.fail("should fail"), asCheckoutError);
+    assert.equal(error.status, 500);
+    assert.equal(error.code, "INTERNAL_ERROR");
+    const unreachable = new Checkout({
+      baseUrl: "http://127.0.0.1:1",
+      publicKey: "pk",
+      secretKey: "sk",
+      maxRetries: 0,
+    });
+    const lost = await unreachable.payments.get("x").then(() => assert.fail("should fail"), asCheckoutError);
+    assert.ok(lost instanceof CheckoutError);
+    assert.equal(lost.code, "CONNECTION_ERROR");
+  });
+
+  it("refunds, lists refunds and events, resends one and recovers, and verifies a real webhook", async () => {
+    const created = await checkout.payments.create({ ...validPayment(), webhookUrl: `${receiver.url}/hook` });
+    await paid(created.transactionId);
+    const refund = await checkout.refunds.create(created.transactionId, {
+      amount: 500,
+      reason: "requested_by_customer",
+    });
+    assert.equal(refund.amount, 500);
+    assert.deepEqual(
+      (await checkout.refunds.list(created.transactionId)).map((each) => each.refundId),
+      [refund.refundId],
+    );
+    const events = await checkout.events.list(created.transactionId);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ["payment.completed", "payment.refunded"],
+    );
+    const [completed] = events;
+    assert.ok(completed);
+    const resent = await checkout.events.resend(created.transactionId, completed.eventId);
+    assert.equal(resent.state, "pending");
+    assert.deepEqual(await checkout.events.recover({ since: new Date(Date.now() - 60_000) }), { queued: 0 });
+
+    const [delivered] = await waitFor(async () => {
+      const found = receiver
+        .at("/hook")
+        .filter((request) => request.headers["webhook-id"] === completed.eventId);
+      return found.length > 0 ? found : undefined;
+    });
+    assert.ok(delivered);
+    const headers = delivered.headers as Record<string, string>;
+    const body = checkout.webhooks.verify(delivered.body, headers, group.webhookSecret);
+    assert.equal(body.transactionId, created.transactionId);
+    assert.equal(body.event, "payment.completed");
+
+    const refused = (run: () => unknown) => {
+      assert.throws(
+        run,
+        (error: unknown) => error instanceof WebhookVerificationError && error instanceof Error,
+      );
+    };
+    refused(() =>
+      checkout.webhooks.verify(delivered.body, headers, `whsec_${Buffer.alloc(32, 9).toString("base64")}`),
+    );
+    refused(() =>
+      checkout.webhooks.verify(delivered.body.replace("1999", "1"), headers, group.webhookSecret),
+    );
+    // Signed correctly, but six minutes ago.
+    const old = Math.floor(Date.now() / 1000) - 360;
+    const key = Buffer.from(group.webhookSecret.replace(/^whsec_/, ""), "base64");
+    const signature = createHmac("sha256", key)
+      .update(`${completed.eventId}.${old}.${delivered.body}`)
+      .digest("base64");
+    refused(() =>
+      checkout.webhooks.verify(
+        delivered.body,
+        { ...headers, "webhook-timestamp": String(old), "webhook-signature": `v1,${signature}` },
+        group.webhookSecret,
+      ),
+    );
+  });
+});
+
+describe("@checkout-service/client and the rate limit", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    service = await startTestService({ RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_SECONDS: "1" });
+    group = await service.createGroup({ name: "Busy shop" });
+  });
+  after(() => service.close());
+
+  it("waits Retry-After on 429 and succeeds; with maxRetries 0 it rejects with 429 RATE_LIMIT_EXCEEDED", async () => {
+    const keys = { baseUrl: service.url, publicKey: group.publicKey, secretKey: group.secretKey };
+    const patient = new Checkout({ ...keys, maxRetries: 5 });
+    for (let i = 0; i < 4; i++) await patient.payments.list();
+    const impatient = new Checkout({ ...keys, maxRetries: 0 });
+    let refused: unknown;
+    for (let i = 0; i < 4 && !refused; i++)
+      refused = await impatient.payments.list().then(() => undefined, asCheckoutError);
+    assert.ok(refused instanceof CheckoutError);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.code, "RATE_LIMIT_EXCEEDED");
+  });
+});
