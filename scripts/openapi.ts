@@ -48,7 +48,9 @@ if (process.argv.includes("--check")) {
     }
   });
   if (stale.length > 0) {
-    console.error(`out of date: ${stale.map(([path]) => path).join(", ")}; run \`npm run openapi\` and commit`);
+    console.error(
+      `out of date: ${stale.map(([path]) => path).join(", ")}; run \`npm run openapi\` and commit`,
+    );
     process.exit(1);
   }
   console.log("openapi: the document and the client's types match the routes");

@@ -26,7 +26,7 @@ export interface Order {
   webhooksApplied: number;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const page = (body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mug shop</title></head><body>${body}</body></html>`;
@@ -89,8 +89,8 @@ export function buildShop(options: ShopOptions): FastifyInstance {
         .send(
           page(
             paid
-              ? `<h1>Thank you!</h1><p id="status">Paid ${(payment.amount / 100).toFixed(2)} ${escape(payment.currency.toUpperCase())}.</p>`
-              : `<h1>Almost there</h1><p id="status">Payment ${escape(payment.status)}; this page updates when it is paid.</p>`,
+              ? `<h1>Thank you!</h1><p id="status">Paid ${(payment.amount / 100).toFixed(2)} ${escapeHtml(payment.currency.toUpperCase())}.</p>`
+              : `<h1>Almost there</h1><p id="status">Payment ${escapeHtml(payment.status)}; this page updates when it is paid.</p>`,
           ),
         );
     } catch (error) {

@@ -71,7 +71,17 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
 
 /** A processor speaking the part of Stripe's API the service uses, so the real SDK runs unchanged. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, bodyLimit: 256 * 1024 });
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? "info",
+      name: "sandbox",
+      // Readable lines on a terminal, like the service's; JSON lines everywhere else.
+      ...(process.stdout.isTTY === true && {
+        transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" } },
+      }),
+    },
+    bodyLimit: 256 * 1024,
+  });
   const state = new SandboxState(options.store);
   await state.load();
   // Answers a `delay` fault holds back; released at once when the sandbox stops.
