@@ -77,7 +77,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       name: "sandbox",
       // Readable lines on a terminal, like the service's; JSON lines everywhere else.
       ...(process.stdout.isTTY === true && {
-        transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" } },
+        transport: {
+          target: "pino-pretty",
+          options: { translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
+        },
       }),
     },
     bodyLimit: 256 * 1024,
