@@ -15,6 +15,9 @@ import {
   recordAttempts,
 } from "./store.ts";
 
+/** Distinct sealed secrets kept open in memory: one or two per active group. */
+const REVEALED_CACHE_SIZE = 1000;
+
 type PendingResult = AttemptRecord & { done: { resolve: () => void; reject: (error: unknown) => void } };
 
 export type DispatcherConfig = Pick<
@@ -58,6 +61,7 @@ export class WebhookDispatcher {
   private unlisten: (() => Promise<void>) | undefined;
   private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
+  private readonly revealed = new Map<string, string>();
   private readonly config: DispatcherConfig;
   private readonly log: FastifyBaseLogger;
   private readonly metrics: Metrics | undefined;
@@ -148,6 +152,20 @@ export class WebhookDispatcher {
     this.active.add(attempt);
   }
 
+  /**
+   * A group's secret, opened once rather than once per delivery. Keyed by the sealed text, which a
+   * rotation or a reseal changes, so a cached value is never stale; bounded by a reset when full.
+   */
+  private reveal(stored: string): string {
+    let plain = this.revealed.get(stored);
+    if (plain === undefined) {
+      if (this.revealed.size >= REVEALED_CACHE_SIZE) this.revealed.clear();
+      plain = this.options.box.reveal(stored);
+      this.revealed.set(stored, plain);
+    }
+    return plain;
+  }
+
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     if (delivery.attempts === 1) {
       this.metrics?.webhookFirstAttemptDelaySeconds.observe(
@@ -155,13 +173,12 @@ export class WebhookDispatcher {
       );
     }
     const attemptedAt = new Date();
-    const { box } = this.options;
     const { headers, body } = buildRequest(
       {
         ...delivery,
-        webhook_secret: box.reveal(delivery.webhook_secret),
+        webhook_secret: this.reveal(delivery.webhook_secret),
         previous_webhook_secret:
-          delivery.previous_webhook_secret === null ? null : box.reveal(delivery.previous_webhook_secret),
+          delivery.previous_webhook_secret === null ? null : this.reveal(delivery.previous_webhook_secret),
       },
       attemptedAt,
     );
