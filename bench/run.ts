@@ -22,6 +22,12 @@ const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SOAK = args.has("--soak");
 const PROFILE = args.has("--profile");
+/** `--only=pg,webhooks,dashboard,e2e,embedded` runs those parts (and the baselines) only. */
+const ONLY = [...args]
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const wants = (part: string) => !ONLY || ONLY.includes(part);
 const DURATION_S = QUICK ? 4 : 15;
 const WARMUP_S = QUICK ? 1 : 3;
 const CONNECTIONS = 32;
@@ -589,39 +595,42 @@ async function main() {
     process.stderr.write("service on PostgreSQL\n");
     service = await startService({ DATABASE_URL: database.url }, stub);
     const memory = watchMemory(service.child.pid);
-    await createScenario("create (pg)", service);
+    if (wants("pg")) await createScenario("create (pg)", service);
     const payments = await createPayments(service, 200);
     let next = 0;
-    await cannon(
-      "get (pg)",
-      {
-        url: service.url,
-        requests: [
-          {
-            method: "GET",
-            setupRequest: (request) => {
-              next = (next + 1) % payments.length;
-              return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: service?.keys };
+    if (wants("pg"))
+      await cannon(
+        "get (pg)",
+        {
+          url: service.url,
+          requests: [
+            {
+              method: "GET",
+              setupRequest: (request) => {
+                next = (next + 1) % payments.length;
+                return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: service?.keys };
+              },
             },
-          },
-        ],
-      },
-      { baseline: "baseline: select" },
-    );
-    await cannon(
-      "auth test (pg)",
-      { url: `${service.url}/api/v1/auth/test`, headers: service.keys },
-      { baseline: "baseline: select" },
-    );
-    await cannon(
-      "processor event intake",
-      { url: service.url, requests: intakeRequests(payments) },
-      { baseline: "baseline: insert" },
-    );
-    await webhookScenario(service, database.url);
+          ],
+        },
+        { baseline: "baseline: select" },
+      );
+    if (wants("pg"))
+      await cannon(
+        "auth test (pg)",
+        { url: `${service.url}/api/v1/auth/test`, headers: service.keys },
+        { baseline: "baseline: select" },
+      );
+    if (wants("pg"))
+      await cannon(
+        "processor event intake",
+        { url: service.url, requests: intakeRequests(payments) },
+        { baseline: "baseline: insert" },
+      );
+    if (wants("webhooks")) await webhookScenario(service, database.url);
     const peakRss = memory.stop();
     const dashboardMemory = watchMemory(service.child.pid);
-    await dashboardScenario(service, database.url);
+    if (wants("dashboard")) await dashboardScenario(service, database.url);
     const dashboardRss = dashboardMemory.stop();
 
     let soak: { start: number; end: number; peak: number; minutes: number } | undefined;
@@ -651,29 +660,33 @@ async function main() {
     await stop(service.child);
     service = undefined;
 
-    process.stderr.write("service on PostgreSQL with the sandbox processor (end to end)\n");
-    const endToEnd = await startService({ DATABASE_URL: database.url }, startSandbox);
-    await createScenario("create (pg, sandbox)", endToEnd);
-    await stop(endToEnd.child);
+    if (wants("e2e")) {
+      process.stderr.write("service on PostgreSQL with the sandbox processor (end to end)\n");
+      const endToEnd = await startService({ DATABASE_URL: database.url }, startSandbox);
+      await createScenario("create (pg, sandbox)", endToEnd);
+      await stop(endToEnd.child);
+    }
 
-    process.stderr.write("service on the embedded database\n");
-    const dataDir = await mkdtemp(join(tmpdir(), "checkout-bench-"));
-    try {
-      const embeddedBaselineDir = await mkdtemp(join(tmpdir(), "checkout-bench-baseline-"));
-      const embeddedBaseline = start("bench/baseline-server.ts", {
-        PORT: String(baselinePort),
-        EMBEDDED_DIR: embeddedBaselineDir,
-        PROCESSOR_URL: stub.url,
-      });
-      await waitUntilUp(`http://127.0.0.1:${baselinePort}/bare`);
-      await cannon("baseline: insert+post (PGlite)", post("/insert-post"));
-      await stop(embeddedBaseline);
-      await rm(embeddedBaselineDir, { recursive: true, force: true });
-      const embedded = await startService({ DATA_DIR: dataDir, DATABASE_URL: "" }, stub);
-      await createScenario("create (embedded)", embedded, "baseline: insert+post (PGlite)");
-      await stop(embedded.child);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
+    if (wants("embedded")) {
+      process.stderr.write("service on the embedded database\n");
+      const dataDir = await mkdtemp(join(tmpdir(), "checkout-bench-"));
+      try {
+        const embeddedBaselineDir = await mkdtemp(join(tmpdir(), "checkout-bench-baseline-"));
+        const embeddedBaseline = start("bench/baseline-server.ts", {
+          PORT: String(baselinePort),
+          EMBEDDED_DIR: embeddedBaselineDir,
+          PROCESSOR_URL: stub.url,
+        });
+        await waitUntilUp(`http://127.0.0.1:${baselinePort}/bare`);
+        await cannon("baseline: insert+post (PGlite)", post("/insert-post"));
+        await stop(embeddedBaseline);
+        await rm(embeddedBaselineDir, { recursive: true, force: true });
+        const embedded = await startService({ DATA_DIR: dataDir, DATABASE_URL: "" }, stub);
+        await createScenario("create (embedded)", embedded, "baseline: insert+post (PGlite)");
+        await stop(embedded.child);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
     }
     printTable(peakRss, dashboardRss, soak);
   } catch (error) {
