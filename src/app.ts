@@ -63,6 +63,7 @@ import { insertSettingIfAbsent, readSetting } from "./settings/store.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "./web/plugin.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
+import { startAttemptRetention } from "./webhooks/retention.ts";
 import failedDeliveriesRoute from "./webhooks/routes/failed-deliveries.ts";
 import eventFeedRoute from "./webhooks/routes/feed.ts";
 import eventStreamRoute from "./webhooks/routes/stream.ts";
@@ -537,6 +538,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       });
       await dispatcher.start();
       workers.push(dispatcher);
+      const retention = startAttemptRetention(db, config.webhookAttemptRetentionDays, app.log);
+      if (retention) workers.push(retention);
     }
 
     let closing: Promise<void> | undefined;

@@ -38,6 +38,8 @@ export interface Config {
   /** The longest a refund request waits for the processor before answering `pending`. */
   refundDeadlineMs: number;
   refundSettleIntervalMs: number;
+  /** Webhook attempt logs older than this many days are deleted; 0 keeps them forever. */
+  webhookAttemptRetentionDays: number;
   /** 0 turns the scheduled reconciliation run off. */
   reconcileIntervalHours: number;
   shutdownGraceMs: number;
@@ -170,6 +172,7 @@ export const ENVIRONMENT_VARIABLES = [
   "EXPIRY_RETRY_SECONDS",
   "REFUND_DEADLINE_MS",
   "REFUND_SETTLE_INTERVAL_MS",
+  "WEBHOOK_ATTEMPT_RETENTION_DAYS",
   "RECONCILE_INTERVAL_HOURS",
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
@@ -253,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     // DESIGN §6: the merchant hears within 10 s whatever the processor does.
     refundDeadlineMs: integer(env, "REFUND_DEADLINE_MS", 8000, 100, 10_000),
     refundSettleIntervalMs: integer(env, "REFUND_SETTLE_INTERVAL_MS", 2000, 10, 60_000),
+    webhookAttemptRetentionDays: integer(env, "WEBHOOK_ATTEMPT_RETENTION_DAYS", 90, 0, 36_500),
     reconcileIntervalHours: integer(env, "RECONCILE_INTERVAL_HOURS", 24, 0, 24 * 30),
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),

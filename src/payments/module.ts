@@ -2,9 +2,9 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
-import { startPeriodic, type Worker } from "./core/periodic.ts";
 import { PaymentWriter } from "./core/writer.ts";
 import { PaymentCreation } from "./create/service.ts";
 import { Expiry } from "./expiry/service.ts";

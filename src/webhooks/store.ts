@@ -399,3 +399,14 @@ export async function insertRecoveryDeliveries(
   );
   return row?.queued ?? 0;
 }
+
+/** One batch of attempt logs from before `before`, oldest first; how many went. */
+export async function deleteAttemptsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM webhook_attempts WHERE id IN (
+       SELECT id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}
