@@ -22,7 +22,7 @@ const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SOAK = args.has("--soak");
 const PROFILE = args.has("--profile");
-/** `--only=pg,webhooks,dashboard,e2e,embedded` runs those parts (and the baselines) only. */
+/** `--only=pg,webhooks,dashboard,multi,e2e,embedded` runs those parts (and the baselines) only. */
 const ONLY = [...args]
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
@@ -345,6 +345,117 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
   await stop(receiver);
 }
 
+/**
+ * Three service processes on one PostgreSQL, with Redis for the rate limit, the load spread across
+ * them: create throughput against one process's, and a webhook backlog drained by three
+ * dispatchers, checked to reach the receiver exactly once each.
+ */
+async function multiInstanceScenario(databaseUrl: string, stub: Processor, single: Figure | undefined) {
+  const instances: Service[] = [];
+  for (let i = 0; i < 3; i++) {
+    instances.push(
+      await startService({ DATABASE_URL: databaseUrl, REDIS_URL: "redis://127.0.0.1:6379" }, stub),
+    );
+  }
+  const [first] = instances;
+  if (!first) throw new Error("no instance started");
+  try {
+    const share = (i: number) => Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0);
+    const run = (duration: number) =>
+      Promise.all(
+        instances.map((instance, i) =>
+          autocannon({
+            url: `${instance.url}/api/v1/payments/create`,
+            connections: share(i),
+            duration,
+            method: "POST",
+            // One group's keys everywhere: every instance serves every merchant.
+            headers: { ...first.keys, "content-type": "application/json" },
+            body: createBody,
+          }),
+        ),
+      );
+    await run(WARMUP_S);
+    const results = await run(DURATION_S);
+    const rps = results.reduce((sum, result) => sum + result.requests.average, 0);
+    const errors = results.reduce((sum, result) => sum + result.errors + result.timeouts + result.non2xx, 0);
+    const p99 = Math.max(...results.map((result) => result.latency.p99));
+    if (errors > 0) failed = true;
+    figures.push({
+      scenario: "create (3 instances, pg + redis)",
+      rps: Math.round(rps),
+      p50: Math.max(...results.map((result) => result.latency.p50)),
+      p99,
+      errors,
+      note: single ? `${Math.round((rps / single.rps) * 100)} % of one process (create (pg))` : "",
+    });
+    process.stderr.write(`  create (3 instances): ${Math.round(rps)} req/s, p99 ${p99} ms\n`);
+
+    const receiverPort = await freePort();
+    const receiver = start("bench/receiver.ts", { PORT: String(receiverPort) });
+    await waitUntilUp(`http://127.0.0.1:${receiverPort}/`);
+    const db = postgresDatabase(databaseUrl, { max: 2 });
+    try {
+      const [payment] = await createPayments(first, 1);
+      if (!payment) throw new Error("could not create the payment the webhooks are about");
+      const url = `http://127.0.0.1:${receiverPort}/multi`;
+      const backlog = QUICK ? 3000 : 10000;
+      const started = performance.now();
+      await insertEventsWithDeliveries(
+        db,
+        {
+          groupId: first.groupId,
+          transactionId: payment.id,
+          event: "payment.failed",
+          status: "cancelled",
+          payload: { event: "payment.failed", transactionId: payment.id, status: "cancelled", metadata: {} },
+        },
+        { url, destination: destinationOf(url) },
+        backlog,
+      );
+      const deadline = Date.now() + 120_000;
+      const delivered = async () =>
+        Number(
+          (
+            await db.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
+              [url],
+            )
+          )[0]?.n,
+        );
+      while ((await delivered()) < backlog) {
+        if (Date.now() > deadline)
+          throw new Error("the three dispatchers did not deliver the backlog in time");
+        await sleep(20);
+      }
+      const rate = Math.round(backlog / ((performance.now() - started) / 1000));
+      const received = (
+        (await (await fetch(`http://127.0.0.1:${receiverPort}/`)).json()) as { received: number }
+      ).received;
+      const [attempts] = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.url = $1",
+        [url],
+      );
+      const twice = received - backlog + (Number(attempts?.n) - backlog);
+      if (twice !== 0) failed = true;
+      figures.push({
+        scenario: "webhook drain (3 instances)",
+        rps: rate,
+        p50: 0,
+        p99: 0,
+        errors: twice,
+        note: `${received} received for ${backlog} deliveries: ${twice === 0 ? "none twice" : `${twice} extra`}`,
+      });
+      process.stderr.write(`  webhook drain (3 instances): ${rate}/s, received ${received} of ${backlog}\n`);
+    } finally {
+      await db.close();
+      await stop(receiver);
+    }
+  } finally {
+    for (const instance of instances) await stop(instance.child);
+  }
+}
+
 function intakeRequests(sessions: { id: string; sessionId: string }[]) {
   let counter = 0;
   return [
@@ -659,6 +770,15 @@ async function main() {
     }
     await stop(service.child);
     service = undefined;
+
+    if (wants("multi")) {
+      process.stderr.write("three instances on one PostgreSQL, Redis for the rate limit\n");
+      await multiInstanceScenario(
+        database.url,
+        stub,
+        figures.find((figure) => figure.scenario === "create (pg)"),
+      );
+    }
 
     if (wants("e2e")) {
       process.stderr.write("service on PostgreSQL with the sandbox processor (end to end)\n");
