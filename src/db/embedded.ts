@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join, resolve } from "node:path";
-import type { PGlite as PGliteInstance } from "@electric-sql/pglite";
-import { type Database, embeddedDatabase } from "./database.ts";
+import type { Database } from "./database.ts";
+import { startEmbeddedThread } from "./embedded-thread.ts";
 
 export class DataDirLockedError extends Error {
   override readonly name = "DataDirLockedError";
@@ -72,10 +72,8 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
   const unlock = await lockDataDir(dataDir);
   try {
-    // Loaded only when used: a service on PostgreSQL never pays for the embedded engine.
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite: PGliteInstance = await PGlite.create(join(dataDir, "pglite"));
-    return embeddedDatabase(pglite, unlock);
+    // On its own thread: PGlite's WebAssembly no longer shares the one that serves HTTP.
+    return await startEmbeddedThread({ dataDir: join(dataDir, "pglite") }, unlock);
   } catch (error) {
     await unlock();
     throw error;
