@@ -1,7 +1,7 @@
 import { visibleMetadata } from "./core/metadata.ts";
 import { CURRENCIES } from "./core/money.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";
-import type { PaymentRow } from "./core/store.ts";
+import type { PaymentResourceRow, PaymentRow } from "./core/store.ts";
 
 /** Spec §2.1: the payment object of Get Payment. */
 export const paymentResourceSchema = {
@@ -28,10 +28,10 @@ export const paymentResourceSchema = {
 } as const;
 
 /** DESIGN §6: money taken for a payment the merchant cancelled, which stays cancelled. */
-export const isPaidAfterCancel = (row: PaymentRow): boolean =>
+export const isPaidAfterCancel = (row: Pick<PaymentRow, "status" | "paid_at_processor">): boolean =>
   row.status === "cancelled" && row.paid_at_processor;
 
-export function toPaymentResource(row: PaymentRow) {
+export function toPaymentResource(row: PaymentResourceRow) {
   return {
     id: row.id,
     status: row.status,

@@ -189,6 +189,40 @@ export async function findPayment(
   return row;
 }
 
+/** The columns the API's payment resource shows (src/payments/resource.ts), no more. */
+export const RESOURCE_COLUMNS =
+  "id, status, amount, currency, customer_email, description, metadata, processor_checkout_id, processor_payment_id, created_at, completed_at, refunded_amount, paid_at_processor";
+
+export type PaymentResourceRow = Pick<
+  PaymentRow,
+  | "id"
+  | "status"
+  | "amount"
+  | "currency"
+  | "customer_email"
+  | "description"
+  | "metadata"
+  | "processor_checkout_id"
+  | "processor_payment_id"
+  | "created_at"
+  | "completed_at"
+  | "refunded_amount"
+  | "paid_at_processor"
+>;
+
+/** GET /api/v1/payments/:id reads only what it answers: fewer columns to send and parse. */
+export async function findPaymentResource(
+  q: Queryable,
+  groupId: string,
+  id: string,
+): Promise<PaymentResourceRow | undefined> {
+  const [row] = await q.query<PaymentResourceRow>(
+    `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE id = $1 AND group_id = $2`,
+    [id, groupId],
+  );
+  return row;
+}
+
 export async function findPaymentById(q: Queryable, id: string): Promise<PaymentRow | undefined> {
   const [row] = await q.query<PaymentRow>("SELECT * FROM payments WHERE id = $1", [id]);
   return row;

@@ -2,7 +2,13 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors/domain-error.ts";
 import { UUID_PATTERN } from "../../http/schemas.ts";
 import { LINK_OPEN_STATUSES, PAID_STATUSES } from "../core/status.ts";
-import { findPayment, findPaymentByLinkToken, type PaymentRow } from "../core/store.ts";
+import {
+  findPayment,
+  findPaymentByLinkToken,
+  findPaymentResource,
+  type PaymentResourceRow,
+  type PaymentRow,
+} from "../core/store.ts";
 import { dailyPaymentTotals, listPayments, listStatusChanges, type PaymentFilter } from "./store.ts";
 
 /** What the hosted link (/pay/:token) does for the customer. */
@@ -21,6 +27,13 @@ export class PaymentQueries {
   /** The caller's payment; unknown, malformed and other groups' ids are all 404 (§4.3, §5). */
   async get(groupId: string, id: string): Promise<PaymentRow> {
     const payment = UUID_PATTERN.test(id) ? await findPayment(this.db, groupId, id) : undefined;
+    if (!payment) throw notFound();
+    return payment;
+  }
+
+  /** The same, with only the columns the API's resource shows. */
+  async getResource(groupId: string, id: string): Promise<PaymentResourceRow> {
+    const payment = UUID_PATTERN.test(id) ? await findPaymentResource(this.db, groupId, id) : undefined;
     if (!payment) throw notFound();
     return payment;
   }

@@ -26,7 +26,7 @@ const getPaymentRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async (
     },
     async (request) => ({
       success: true as const,
-      data: toPaymentResource(await queries.get(request.merchant.groupId, request.params.id)),
+      data: toPaymentResource(await queries.getResource(request.merchant.groupId, request.params.id)),
     }),
   );
 };
