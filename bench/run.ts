@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Stripe from "stripe";
-import { postgresDatabase } from "../src/db/database.ts";
+import { type Database, postgresDatabase } from "../src/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
 import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
@@ -245,6 +245,31 @@ async function createPayments(service: Service, count: number): Promise<{ id: st
   return created;
 }
 
+/** A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement. */
+function queueWebhooks(db: Database, groupId: string, paymentId: string, url: string, count: number) {
+  return insertEventsWithDeliveries(
+    db,
+    {
+      groupId,
+      transactionId: paymentId,
+      event: "payment.failed",
+      status: "cancelled",
+      payload: { event: "payment.failed", transactionId: paymentId, status: "cancelled", metadata: {} },
+    },
+    { url, destination: destinationOf(url) },
+    count,
+  );
+}
+
+/** Deliveries to `url` the receiver acknowledged. */
+async function deliveredTo(db: Database, url: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
+    [url],
+  );
+  return Number(row?.n);
+}
+
 async function webhookScenario(service: Service, databaseUrl: string): Promise<void> {
   const receiverPort = await freePort();
   const receiver = start("bench/receiver.ts", { PORT: String(receiverPort) });
@@ -252,29 +277,8 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
   const db = postgresDatabase(databaseUrl, { max: 2 });
   const [payment] = await createPayments(service, 1);
   if (!payment) throw new Error("could not create the payment the webhooks are about");
-  // The outbox's own statement, so the bench measures what the service queues.
-  const queue = (url: string, count: number) =>
-    insertEventsWithDeliveries(
-      db,
-      {
-        groupId: service.groupId,
-        transactionId: payment.id,
-        event: "payment.failed",
-        status: "cancelled",
-        payload: { event: "payment.failed", transactionId: payment.id, status: "cancelled", metadata: {} },
-      },
-      { url, destination: destinationOf(url) },
-      count,
-    );
-  const delivered = async (url: string) =>
-    Number(
-      (
-        await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
-          [url],
-        )
-      )[0]?.n,
-    );
+  const queue = (url: string, count: number) => queueWebhooks(db, service.groupId, payment.id, url, count);
+  const delivered = (url: string) => deliveredTo(db, url);
   const waitDelivered = async (url: string, count: number) => {
     const deadline = Date.now() + 120000;
     while ((await delivered(url)) < count) {
@@ -401,28 +405,9 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
       const url = `http://127.0.0.1:${receiverPort}/multi`;
       const backlog = QUICK ? 3000 : 10000;
       const started = performance.now();
-      await insertEventsWithDeliveries(
-        db,
-        {
-          groupId: first.groupId,
-          transactionId: payment.id,
-          event: "payment.failed",
-          status: "cancelled",
-          payload: { event: "payment.failed", transactionId: payment.id, status: "cancelled", metadata: {} },
-        },
-        { url, destination: destinationOf(url) },
-        backlog,
-      );
+      await queueWebhooks(db, first.groupId, payment.id, url, backlog);
       const deadline = Date.now() + 120_000;
-      const delivered = async () =>
-        Number(
-          (
-            await db.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
-              [url],
-            )
-          )[0]?.n,
-        );
+      const delivered = () => deliveredTo(db, url);
       while ((await delivered()) < backlog) {
         if (Date.now() > deadline)
           throw new Error("the three dispatchers did not deliver the backlog in time");

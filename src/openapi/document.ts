@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from "../http/errors.ts";
+import { ERROR_STATUS, errorResponseSchema } from "../http/errors.ts";
 import { paymentResourceSchema } from "../payments/resource.ts";
 import { createPaymentResultSchema, refundResourceSchema } from "../payments/schemas.ts";
 import { adminSchemas, eventSchema, webhookPayloadSchema } from "./schemas.ts";
@@ -97,23 +97,8 @@ const errorExample = (status: number) => {
   return { success: false, error: { code, message: ERROR_RESPONSES[status]?.[1] ?? "Error" } };
 };
 
-const ERROR_SCHEMA = {
-  type: "object",
-  required: ["success", "error"],
-  properties: {
-    success: { type: "boolean", const: false },
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: {
-        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
-        message: { type: "string" },
-        details: {},
-      },
-    },
-  },
-  example: errorExample(404),
-};
+const { $id: _sharedId, ...errorBody } = errorResponseSchema;
+const ERROR_SCHEMA = { ...errorBody, example: errorExample(404) };
 
 /** Schemas a route writes inline, named here so a generated client gets Payment, Refund, …. */
 const NAMED_INLINE: [name: string, schema: unknown][] = [

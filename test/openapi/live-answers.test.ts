@@ -131,36 +131,22 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
 
   it("every route's live answers, success and error, match the document", async () => {
     // Payments
-    const created = await call(
-      "merchant",
-      "POST",
-      "/api/v1/payments/create",
-      {
-        amount: 1999,
-        currency: "usd",
-        customerEmail: "jane@example.com",
-        successUrl: "https://shop.example.com/ok",
-        cancelUrl: "https://shop.example.com/cart",
-        webhookUrl: `${receiver.url}/hook`,
-      },
-      { "idempotency-key": "doc-1" },
-    );
+    const payment = {
+      amount: 1999,
+      currency: "usd",
+      customerEmail: "jane@example.com",
+      successUrl: "https://shop.example.com/ok",
+      cancelUrl: "https://shop.example.com/cart",
+      webhookUrl: `${receiver.url}/hook`,
+    };
+    const created = await call("merchant", "POST", "/api/v1/payments/create", payment, {
+      "idempotency-key": "doc-1",
+    });
     assert.equal(created.status, 200);
     const id = created.body.data.transactionId as string;
-    const replay = await call(
-      "merchant",
-      "POST",
-      "/api/v1/payments/create",
-      {
-        amount: 1999,
-        currency: "usd",
-        customerEmail: "jane@example.com",
-        successUrl: "https://shop.example.com/ok",
-        cancelUrl: "https://shop.example.com/cart",
-        webhookUrl: `${receiver.url}/hook`,
-      },
-      { "idempotency-key": "doc-1" },
-    );
+    const replay = await call("merchant", "POST", "/api/v1/payments/create", payment, {
+      "idempotency-key": "doc-1",
+    });
     assert.equal(replay.headers.get("idempotent-replayed"), "true");
     await call("merchant", "POST", "/api/v1/payments/create", { amount: "100" });
     await call("merchant", "POST", "/api/v1/payments/create", "amount=1", { "content-type": "text/plain" });
