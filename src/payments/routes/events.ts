@@ -37,7 +37,8 @@ const paymentEventRoutes: FastifyPluginAsync<{
       config: { rateLimit: { max: 30, timeWindow: 60_000 } },
       schema: {
         summary: "Queue a fresh delivery of one event",
-        description: "The new delivery gets its own webhook-id and timestamp; the original's log is kept.",
+        description:
+          "The new delivery carries the event's own webhook-id (receivers de-duplicate on it) with a fresh webhook-timestamp and signature; the earlier deliveries' log is kept.",
         tags: ["webhooks"],
         security: merchantSecurity,
         params: {
