@@ -180,7 +180,7 @@ describe("@checkout-service/client against a real service (DESIGN §6)", () => {
     });
     assert.equal(refund.amount, 500);
     assert.deepEqual(
-      (await checkout.refunds.list(created.transactionId)).map((each) => each.refundId),
+      (await checkout.refunds.list(created.transactionId)).refunds.map((each) => each.refundId),
       [refund.refundId],
     );
     const events = await checkout.events.list(created.transactionId);

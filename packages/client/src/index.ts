@@ -148,9 +148,9 @@ export class Checkout {
         body: input,
         idempotencyKey: options.idempotencyKey ?? crypto.randomUUID(),
       }),
-    list: async (transactionId: string): Promise<Refund[]> =>
-      (await this.call<{ refunds: Refund[] }>("GET", `/api/v1/payments/${segment(transactionId)}/refunds`))
-        .refunds,
+    // The data of the answer, as every method resolves to: `{ refunds }`.
+    list: (transactionId: string): Promise<{ refunds: Refund[] }> =>
+      this.call("GET", `/api/v1/payments/${segment(transactionId)}/refunds`),
   };
 
   readonly events = {
