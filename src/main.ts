@@ -64,11 +64,8 @@ async function main() {
     const path = writeCredentialsFile(config.dataDir, adminToken);
     service.app.log.warn({ path }, `admin token not used yet: it is in ${path} (mode 0600)`);
   }
-  service.app.log.info(
-    { url: service.url, sandbox: service.sandboxUrl, database: service.services.db.kind },
-    "checkout service started",
-  );
-
+  // Before the line that says it started: whoever reads it may signal at once, and a signal
+  // with no handler yet kills the process without draining.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -84,6 +81,10 @@ async function main() {
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+  service.app.log.info(
+    { url: service.url, sandbox: service.sandboxUrl, database: service.services.db.kind },
+    "checkout service started",
+  );
 }
 
 main().catch((error: unknown) => {
