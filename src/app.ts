@@ -142,15 +142,16 @@ function buildServices(
   const webhooks = new WebhookService(db, outbox);
   const box = secretBoxFor(config);
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
+  const payments = createPayments({ db, processors, outbox, config, log });
   return {
     config,
     db,
     processors,
     outbox,
     metrics: new Metrics(() => webhooks.queueDepth()),
-    payments: createPayments({ db, processors, outbox, config, log }),
+    payments,
     webhooks,
-    merchants: new MerchantsService(db, box, merchantAuth.forget),
+    merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,
     accounts: new AccountsService(
       db,
@@ -508,6 +509,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (resealed > 0) app.log.info({ resealed }, "secrets sealed again with the current SECRETS_KEY");
     await services.merchantAuth.start();
     stoppers.push(() => services.merchantAuth.stop());
+    await services.payments.safeSites.start();
+    stoppers.push(() => services.payments.safeSites.stop());
     let redis: RedisLink | undefined;
     if (config.redisUrl) {
       // Loaded only when configured: a start without Redis does not pay for the client.

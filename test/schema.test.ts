@@ -24,6 +24,13 @@ async function describeSchema(db: Queryable): Promise<string> {
   const indexes = await db.query<{ line: string }>(
     "SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname",
   );
+  const triggers = await db.query<{ line: string }>(
+    `SELECT format('%s %s: %s %s %s', event_object_table, trigger_name, action_timing,
+              string_agg(event_manipulation, ' OR ' ORDER BY event_manipulation), action_statement) AS line
+     FROM information_schema.triggers WHERE trigger_schema = 'public'
+     GROUP BY event_object_table, trigger_name, action_timing, action_statement
+     ORDER BY event_object_table, trigger_name`,
+  );
   return [
     "-- columns",
     ...columns.map((row) => row.line),
@@ -33,6 +40,9 @@ async function describeSchema(db: Queryable): Promise<string> {
     "",
     "-- indexes",
     ...indexes.map((row) => row.line),
+    "",
+    "-- triggers",
+    ...triggers.map((row) => row.line),
     "",
   ].join("\n");
 }

@@ -74,6 +74,8 @@ export class MerchantsService {
     private readonly box: SecretBox,
     /** Told of revocations made here, ahead of the NOTIFY that reaches every instance. */
     private readonly onKeyRevoked: (publicKey: string) => void = () => {},
+    /** Told of SafeSite changes made here (by group), ahead of the NOTIFY that reaches every instance. */
+    private readonly onSafeSitesChanged: (groupId: string) => void = () => {},
   ) {}
 
   /** Seals every signing secret with the current key (plain ones from before, or under an older key). */
@@ -126,7 +128,9 @@ export class MerchantsService {
   async demoFollowsPublicUrl(publicUrl: string): Promise<boolean> {
     const demoGroupId = await readSetting(this.db, DEMO_GROUP_SETTING);
     if (!demoGroupId) return false;
-    return moveDefaultSafeSite(this.db, demoGroupId, normaliseSiteUrl(publicUrl));
+    const moved = await moveDefaultSafeSite(this.db, demoGroupId, normaliseSiteUrl(publicUrl));
+    if (moved) this.onSafeSitesChanged(demoGroupId);
+    return moved;
   }
 
   async getGroup(groupId: string): Promise<Group> {
@@ -138,7 +142,11 @@ export class MerchantsService {
 
   async addSafeSite(groupId: string, site: SafeSiteInput, audit?: Audit<SafeSite>): Promise<SafeSite> {
     await this.getGroup(groupId);
-    return withAudit(this.db, audit, async (q) => toSafeSite(await this.insertSite(q, groupId, site)));
+    const added = await withAudit(this.db, audit, async (q) =>
+      toSafeSite(await this.insertSite(q, groupId, site)),
+    );
+    this.onSafeSitesChanged(groupId);
+    return added;
   }
 
   /** `withinGroup` keeps a merchant's change to its own SafeSites. */
@@ -149,7 +157,8 @@ export class MerchantsService {
     audit?: Audit<SafeSite>,
   ): Promise<SafeSite> {
     if (!UUID_PATTERN.test(id)) throw notFound("SafeSite");
-    return withAudit(this.db, audit, async (q) => {
+    let groupId = "";
+    const site = await withAudit(this.db, audit, async (q) => {
       const changes = {
         name: patch.name ?? null,
         url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
@@ -157,8 +166,11 @@ export class MerchantsService {
       };
       const row = await updateSafeSite(q, id, changes, withinGroup);
       if (!row) throw notFound("SafeSite");
+      groupId = row.group_id;
       return toSafeSite(row);
     });
+    this.onSafeSitesChanged(groupId);
+    return site;
   }
 
   async issueKey(groupId: string, audit?: Audit<KeyPair>): Promise<KeyPair> {

@@ -79,10 +79,10 @@ export async function updateSafeSite(
   id: string,
   patch: { name: string | null; url: string | null; isActive: boolean | null },
   groupId: string | null = null,
-): Promise<SafeSiteRow | undefined> {
-  const [row] = await q.query<SafeSiteRow>(
+): Promise<(SafeSiteRow & { group_id: string }) | undefined> {
+  const [row] = await q.query<SafeSiteRow & { group_id: string }>(
     `UPDATE safe_sites SET name = COALESCE($2, name), url = COALESCE($3, url), is_active = COALESCE($4, is_active)
-     WHERE id = $1 AND ($5::uuid IS NULL OR group_id = $5) RETURNING id, name, url, is_active`,
+     WHERE id = $1 AND ($5::uuid IS NULL OR group_id = $5) RETURNING id, name, url, is_active, group_id`,
     [id, patch.name, patch.url, patch.isActive, groupId],
   );
   return row;

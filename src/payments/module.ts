@@ -6,6 +6,7 @@ import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import { PaymentWriter } from "./core/writer.ts";
+import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
@@ -15,6 +16,8 @@ import { Refunds } from "./refunds/service.ts";
 
 export interface Payments {
   creation: PaymentCreation;
+  /** Started and stopped with the service; told of SafeSite changes made by this instance. */
+  safeSites: ActiveSafeSites;
   queries: PaymentQueries;
   processorEvents: ProcessorEvents;
   refunds: Refunds;
@@ -33,8 +36,10 @@ export function createPayments(options: {
   const writer = new PaymentWriter(db, outbox, log);
   const queries = new PaymentQueries(db);
   const refunds = new Refunds(db, processors, queries, config, log);
+  const safeSites = new ActiveSafeSites(db);
   return {
-    creation: new PaymentCreation(db, processors, writer, queries, config, log),
+    creation: new PaymentCreation(db, processors, writer, queries, safeSites, config, log),
+    safeSites,
     queries,
     processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
     refunds,

@@ -13,7 +13,8 @@ import { CANCELLABLE } from "../core/status.ts";
 import type { PaymentWriter } from "../core/writer.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import type { CreatePaymentInput, CreatePaymentResult } from "../schemas.ts";
-import { type CreatePlan, chooseSafeSite, insertPayment, type NewPayment } from "./store.ts";
+import type { ActiveSafeSites } from "./safe-sites.ts";
+import { type CreatePlan, insertPayment, type NewPayment } from "./store.ts";
 
 export type CreateConfig = Pick<
   Config,
@@ -47,6 +48,7 @@ export class PaymentCreation {
     private readonly processors: ProcessorRegistry,
     private readonly writer: PaymentWriter,
     private readonly queries: PaymentQueries,
+    private readonly safeSites: ActiveSafeSites,
     private readonly config: CreateConfig,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -71,7 +73,7 @@ export class PaymentCreation {
       );
     }
     const customerEmail = input.customerEmail;
-    const safeSite = await chooseSafeSite(this.db, groupId, this.nextTurn(groupId));
+    const safeSite = await this.safeSites.choose(groupId, this.nextTurn(groupId));
     const fresh: CreatePlan = {
       transactionId: randomUUID(),
       linkToken: randomBytes(24).toString("base64url"),

@@ -34,21 +34,15 @@ export interface NewPayment {
   droppedWebhookHost: string | null;
 }
 
-/** The group's active SafeSite whose turn it is: active sites in creation order, `turn` modulo their count. */
-export async function chooseSafeSite(
-  q: Queryable,
-  groupId: string,
-  turn: number,
-): Promise<SafeSiteChoice | null> {
-  const [site] = await q.query<SafeSiteChoice>(
-    `WITH sites AS (
-       SELECT id, url, row_number() OVER (ORDER BY position) - 1 AS turn, count(*) OVER () AS active
-       FROM safe_sites WHERE group_id = $1 AND is_active
-     )
-     SELECT id, url FROM sites WHERE turn = $2 % active`,
-    [groupId, turn],
+/** NOTIFY channel (migration 012's trigger): the group id whose SafeSites changed. */
+export const SAFE_SITES_CHANNEL = "safe_sites_changed";
+
+/** The group's active SafeSites in creation order: a create takes them in turn. */
+export function listActiveSafeSites(q: Queryable, groupId: string): Promise<SafeSiteChoice[]> {
+  return q.query<SafeSiteChoice>(
+    "SELECT id, url FROM safe_sites WHERE group_id = $1 AND is_active ORDER BY position",
+    [groupId],
   );
-  return site ?? null;
 }
 
 /**
