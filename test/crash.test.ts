@@ -1,7 +1,7 @@
 // kill -9 while the processor is answering a create: the retry with the same Idempotency-Key
 // must succeed with the same payment, and no record may be left pending (issue 10, item 3).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import {
   createServer,
   request as httpRequest,
@@ -10,12 +10,11 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openEmbeddedDatabase } from "../src/db/embedded.ts";
 import { createSandbox, type Sandbox } from "../src/sandbox/app.ts";
+import { migratedDataDir } from "./helpers/database.ts";
 import { startProcess } from "./helpers/process.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -62,7 +61,7 @@ describe("a crash while the processor answers a create", () => {
   let proxy: HoldingProxy;
   let processorUrl: string;
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "checkout-crash-"));
+    dataDir = await migratedDataDir("checkout-crash-");
     sandbox = await createSandbox({
       eventsUrl: () => undefined,
       webhookSecret: WEBHOOK_SECRET,

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { migratedDataDir } from "./helpers/database.ts";
 import { startProcess } from "./helpers/process.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -21,7 +22,7 @@ describe("the service as a process", () => {
   let webhookSecret: string;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "checkout-process-"));
+    dataDir = await migratedDataDir("checkout-process-");
     service = startProcess({ DATA_DIR: dataDir, LOG_LEVEL: "debug", ADMIN_TOKEN: "" }, { source: true });
     url = await service.started;
     const { stdout } = service.output();

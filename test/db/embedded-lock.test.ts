@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { DataDirLockedError, openEmbeddedDatabase } from "../../src/db/embedded.ts";
+import { migratedDataDir } from "../helpers/database.ts";
 
 describe("the embedded database's lock", () => {
   let dataDir: string;
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "checkout-lock-"));
+    dataDir = await migratedDataDir("checkout-lock-");
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
   const lockPath = () => join(dataDir, ".checkout.lock");

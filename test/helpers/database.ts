@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
@@ -34,6 +35,31 @@ async function migratedImage(): Promise<Blob> {
     await rename(temporary, path);
     return image;
   }
+}
+
+/**
+ * A new DATA_DIR whose embedded database is already initialised and migrated: a copy of a template
+ * made once per set of migrations, because initdb and the migrations cost a process seconds of CPU
+ * at every fresh start. Tests of a first start on an empty directory use mkdtemp instead.
+ */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const migrations = await loadMigrations();
+  const key = createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 16);
+  const template = join(CACHE_DIR, `pglite-dir-${key}`);
+  try {
+    await readFile(join(template, "PG_VERSION"));
+  } catch {
+    await mkdir(CACHE_DIR, { recursive: true });
+    const building = await mkdtemp(`${template}.building-`);
+    const pglite = await PGlite.create(building);
+    await migrate(embeddedDatabase(pglite));
+    await pglite.close();
+    // Another test file may have built it meanwhile: either copy is the same.
+    await rename(building, template).catch(() => rm(building, { recursive: true, force: true }));
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  await cp(template, join(dataDir, "pglite"), { recursive: true });
+  return dataDir;
 }
 
 export interface TestDatabase {

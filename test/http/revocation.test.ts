@@ -47,7 +47,11 @@ describe("changes seen across instances", {
         const created = await second.createPayment(group);
         return created.status === 200 ? new URL(created.body.data.paymentUrl).host : created.body.error.code;
       };
-      assert.equal(await linkHost(), "old.example.com", "the second instance has now cached the group's sites");
+      assert.equal(
+        await linkHost(),
+        "old.example.com",
+        "the second instance has now cached the group's sites",
+      );
 
       const added = await first.admin("POST", `/admin/v1/groups/${group.groupId}/safe-sites`, {
         name: "New",
@@ -55,7 +59,10 @@ describe("changes seen across instances", {
       });
       assert.equal(added.status, 201);
       const [old] = group.safeSites;
-      assert.equal((await first.admin("PATCH", `/admin/v1/safe-sites/${old?.id}`, { isActive: false })).status, 200);
+      assert.equal(
+        (await first.admin("PATCH", `/admin/v1/safe-sites/${old?.id}`, { isActive: false })).status,
+        200,
+      );
       await waitFor(async () => ((await linkHost()) === "new.example.com" ? true : undefined), 2000);
 
       // An operator's SQL takes no service path; the table's trigger still tells every instance.

@@ -2,11 +2,11 @@
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { migratedDataDir } from "../helpers/database.ts";
 import { occupiedPort, startProcess } from "../helpers/process.ts";
 
 const run = promisify(execFile);
@@ -14,7 +14,7 @@ const run = promisify(execFile);
 describe("the admin token cannot be lost", () => {
   let dataDir: string;
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "checkout-token-"));
+    dataDir = await migratedDataDir("checkout-token-");
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -61,7 +61,7 @@ describe("the admin token cannot be lost", () => {
   });
 
   it("outside the sandbox: no demo group, and the token only in a 0600 file whose path is logged", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "checkout-stripe-"));
+    const dir = await migratedDataDir("checkout-stripe-");
     try {
       const started = startProcess({
         DATA_DIR: dir,

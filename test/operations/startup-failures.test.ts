@@ -1,10 +1,9 @@
 // How the service behaves for the people who run it (issue 9): start-up failures that say what is
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
+import { migratedDataDir } from "../helpers/database.ts";
 import { logLines, occupiedPort, startProcess } from "../helpers/process.ts";
 
 async function failsWith(env: Record<string, string>, message: RegExp) {
@@ -18,7 +17,7 @@ async function failsWith(env: Record<string, string>, message: RegExp) {
 describe("start-up failures name what is wrong, in one line", () => {
   let dataDir: string;
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "checkout-ops-"));
+    dataDir = await migratedDataDir("checkout-ops-");
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, postgresDatabase } from "../../src/db/database.ts";
@@ -11,7 +9,7 @@ import {
   INTERRUPTED_ATTEMPT,
   insertEventsWithDeliveries,
 } from "../../src/webhooks/store.ts";
-import { createTestDatabase, onPostgres } from "../helpers/database.ts";
+import { createTestDatabase, migratedDataDir, onPostgres } from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -22,7 +20,7 @@ async function durableDatabase(): Promise<{ open: () => Promise<Database>; remov
     const fresh = await createTestDatabase();
     return { open: async () => postgresDatabase(fresh.url as string), remove: () => fresh.db.close() };
   }
-  const dir = await mkdtemp(join(tmpdir(), "checkout-durable-"));
+  const dir = await migratedDataDir("checkout-durable-");
   return { open: () => openEmbeddedDatabase(dir), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
