@@ -2,8 +2,12 @@
 // passwords, sign-in throttling, cookies, CSRF, sign-out and revocation, all over real HTTP.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
 import { acceptInvite, invitePath, PageClient, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+
+// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
+useCheapPasswordHashesInTests();
 
 describe("dashboard accounts and sessions", () => {
   let service: TestService;
@@ -103,7 +107,7 @@ describe("dashboard accounts and sessions", () => {
       const [row] = await service.services.db.query<{ password_hash: string }>(
         "SELECT password_hash FROM accounts WHERE email = 'once@example.com'",
       );
-      assert.match(row?.password_hash ?? "", /^scrypt\$32768\$8\$3\$/);
+      assert.match(row?.password_hash ?? "", /^scrypt\$1024\$8\$1\$/);
       assert.ok(!row?.password_hash.includes(TEST_PASSWORD));
     });
   });

@@ -4,9 +4,13 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
+import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
 import { invitePath as linkPath, PageClient, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
+
+// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
+useCheapPasswordHashesInTests();
 
 const NEW_PASSWORD = "a fresh password after the reset";
 

@@ -3,8 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import * as OTPAuth from "otpauth";
+import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
 import { PageClient, signedInOperator, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+
+// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
+useCheapPasswordHashesInTests();
 
 const decode = (text: string) =>
   text.replaceAll("&amp;", "&").replaceAll("&#61;", "=").replaceAll("&#x3D;", "=").replaceAll("&quot;", '"');
