@@ -3,8 +3,10 @@
 // `npm start` only starts. A production install (`npm ci --omit=dev`) has no TypeScript: there it
 // keeps the dist/ it was given, and says so when there is none.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, renameSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 
 const require = createRequire(import.meta.url);
 let tsc;
@@ -40,8 +42,45 @@ function build(project, dist, extra = () => {}) {
   rmSync(old, { recursive: true, force: true });
 }
 
+/** Every input of the build, by path and content: the same hash means the same dist/. */
+function sourceHash() {
+  const hash = createHash("sha256");
+  const add = (path) => {
+    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) add(child);
+      else hash.update(child).update(readFileSync(child));
+    }
+  };
+  add("src");
+  add("packages/client/src");
+  for (const file of [
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "packages/client/package.json",
+    "packages/client/tsconfig.json",
+    "scripts/build.mjs",
+  ]) {
+    hash.update(file).update(readFileSync(file));
+  }
+  return hash.digest("hex");
+}
+
+// `--if-changed` (npm test): nothing to do when dist/ was built from these very sources.
+const STAMP = "dist/.source-hash";
+const hash = sourceHash();
+const built = existsSync(STAMP) && existsSync("packages/client/dist") ? readFileSync(STAMP, "utf8") : "";
+if (process.argv.includes("--if-changed") && built === hash) {
+  console.log("build: dist/ is up to date with the sources");
+  process.exit(0);
+}
 build("tsconfig.build.json", "dist", (next) =>
   cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true }),
 );
 // The client package (packages/client), so that `import "@checkout-service/client"` works after install.
 build("packages/client/tsconfig.json", "packages/client/dist");
+// Written last: only a build that finished whole is ever taken as up to date.
+writeFileSync(STAMP, hash);
