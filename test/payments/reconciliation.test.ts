@@ -137,6 +137,23 @@ describe("reconciliation against the processor", () => {
     assert.equal(again.length, 1);
   });
 
+  it("checks every payment of the window once across batches, ties in updated_at included", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 230; i++) ids.push((await created()).transactionId);
+    // 150 of them changed in one statement share its now(): a tie that spans the batch of 100.
+    await service.services.db.query(
+      "UPDATE payments SET updated_at = date_trunc('second', now()) - interval '1 minute' WHERE id = ANY($1::uuid[])",
+      [ids.slice(40, 190)],
+    );
+    const [inWindow] = await service.services.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payments
+       WHERE updated_at >= now() - interval '1 hour' AND processor_checkout_id IS NOT NULL`,
+    );
+    const figures = await run();
+    assert.ok(Number(inWindow?.n) >= 230);
+    assert.equal(figures.checked, Number(inWindow?.n), "each payment of the window once");
+  });
+
   it("refuses a bad window and an unknown run", async () => {
     const bad = await service.admin("POST", "/admin/v1/reconciliation/runs", { since: "yesterday" });
     assert.equal(bad.status, 400);

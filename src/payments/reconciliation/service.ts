@@ -23,6 +23,7 @@ import {
   insertRun,
   listOpenItems,
   paymentsChangedBetween,
+  type RunPosition,
   recordRunProgress,
   resolveItem,
 } from "./store.ts";
@@ -149,10 +150,11 @@ export class Reconciliation {
 
   private async execute(runId: string, window: { since: Date; until: Date }): Promise<RunFigures> {
     const figures: RunFigures = { checked: 0, repaired: 0, drifts: 0 };
+    const walk = { ...window, runStartedAt: new Date() };
     try {
-      let afterId: string | null = null;
+      let after: RunPosition | null = null;
       for (;;) {
-        const batch = await paymentsChangedBetween(this.db, window, afterId, RUN_BATCH);
+        const batch = await paymentsChangedBetween(this.db, walk, after, RUN_BATCH);
         for (const payment of batch) {
           const check = await this.checkPayment(payment, runId);
           if (!check) continue;
@@ -161,7 +163,8 @@ export class Reconciliation {
           if (check.drift) figures.drifts++;
         }
         if (batch.length < RUN_BATCH) break;
-        afterId = batch[batch.length - 1]?.id ?? null;
+        const last = batch[batch.length - 1];
+        after = last ? { updatedAt: last.position, id: last.id } : null;
         await recordRunProgress(this.db, runId, figures, false);
       }
     } catch (error) {

@@ -89,22 +89,31 @@ export async function findRun(q: Queryable, runId: string): Promise<RunRow | und
   return row;
 }
 
+/** Where a run's walk has got to: the last payment's updated_at, to the microsecond, and id. */
+export interface RunPosition {
+  updatedAt: string;
+  id: string;
+}
+
 /**
- * Payments a run compares, by id after `afterId`: those that existed before `until` and changed
- * (or were created) since `since`. A payment's updated_at is never before its created_at.
+ * Payments a run compares, in the order of the index on updated_at, after `after`: those that
+ * existed before `until` and changed (or were created) since `since`, but not since the run began.
+ * A payment changed during the run (by an event, a sweep, or this run's own repair) is as fresh as
+ * a check would make it, and the next run's window holds it; walking by id instead sorted the
+ * whole window again for every batch. A payment's updated_at is never before its created_at.
  */
 export function paymentsChangedBetween(
   q: Queryable,
-  window: { since: Date; until: Date },
-  afterId: string | null,
+  window: { since: Date; until: Date; runStartedAt: Date },
+  after: RunPosition | null,
   limit: number,
-): Promise<PaymentRow[]> {
-  return q.query<PaymentRow>(
-    `SELECT * FROM payments
-     WHERE updated_at >= $1 AND created_at < $2 AND processor_checkout_id IS NOT NULL
-       AND ($3::uuid IS NULL OR id > $3)
-     ORDER BY id LIMIT $4`,
-    [window.since, window.until, afterId, limit],
+): Promise<(PaymentRow & { position: string })[]> {
+  return q.query<PaymentRow & { position: string }>(
+    `SELECT *, updated_at::text AS position FROM payments
+     WHERE updated_at >= $1 AND updated_at < $3 AND created_at < $2 AND processor_checkout_id IS NOT NULL
+       AND ($4::timestamptz IS NULL OR (updated_at, id) > ($4::timestamptz, $5::uuid))
+     ORDER BY updated_at, id LIMIT $6`,
+    [window.since, window.until, window.runStartedAt, after?.updatedAt ?? null, after?.id ?? null, limit],
   );
 }
 
