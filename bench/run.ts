@@ -1,9 +1,10 @@
-// npm run bench [-- --quick] [-- --soak] [-- --profile]
+// npm run bench [-- --quick] [-- --soak] [-- --profile] [-- --only=pg,webhooks,…] [-- --scale]
 // Drives the real service (PostgreSQL, sandbox processor) and same-run baselines with autocannon on
-// loopback, then prints one table. Exits non-zero only if a scenario errors.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+// loopback, then prints one table (--scale: the paths on an empty and a seeded database, bench/scale.ts).
+// Exits non-zero only if a scenario errors.
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,237 +14,48 @@ import Stripe from "stripe";
 import { type Database, postgresDatabase } from "../src/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
 import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
-import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
+import { freePort, waitUntilUp } from "./harness.ts";
+import {
+  ADMIN_TOKEN,
+  CONNECTIONS,
+  cannon,
+  children,
+  createBody,
+  createPayments,
+  createScenario,
+  DURATION_S,
+  dashboardCookie,
+  type Figure,
+  figures,
+  formatTable,
+  freshDatabase,
+  outcome,
+  type Processor,
+  QUICK,
+  type Service,
+  STRIPE_WEBHOOK_SECRET,
+  start,
+  startProcessorStub,
+  startSandbox,
+  startService,
+  stop,
+  WARMUP_S,
+  watchMemory,
+} from "./kit.ts";
+import { scaleRun } from "./scale.ts";
 
 // Paths below (the compiled service, the bench's helpers, profiles) are relative to the repository.
 process.chdir(fileURLToPath(new URL("..", import.meta.url)));
 
 const args = new Set(process.argv.slice(2));
-const QUICK = args.has("--quick");
 const SOAK = args.has("--soak");
-const PROFILE = args.has("--profile");
+
 /** `--only=pg,webhooks,dashboard,multi,e2e,embedded` runs those parts (and the baselines) only. */
 const ONLY = [...args]
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
   .split(",");
 const wants = (part: string) => !ONLY || ONLY.includes(part);
-const DURATION_S = QUICK ? 4 : 15;
-const WARMUP_S = QUICK ? 1 : 3;
-const CONNECTIONS = 32;
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
-const STRIPE_WEBHOOK_SECRET = "whsec_bench_secret";
-
-interface Figure {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  baseline?: string;
-  note?: string;
-}
-
-const figures: Figure[] = [];
-const children: ChildProcess[] = [];
-let failed = false;
-
-/** Node children: TypeScript through tsx; compiled JavaScript (the service, as `npm start` runs it) as is. */
-function start(
-  script: string,
-  env: Record<string, string>,
-  nodeArgs: string[] = [],
-  scriptArgs: string[] = [],
-): ChildProcess {
-  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...scriptArgs], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.stdout?.resume();
-  children.push(child);
-  return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await Promise.race([exited, sleep(15000)]);
-}
-
-async function rssMb(pid: number | undefined): Promise<number> {
-  if (!pid) return 0;
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-/** Samples a process's resident memory until stopped; returns the peak. */
-function watchMemory(pid: number | undefined) {
-  let peak = 0;
-  const samples: number[] = [];
-  const timer = setInterval(async () => {
-    const mb = await rssMb(pid);
-    samples.push(mb);
-    peak = Math.max(peak, mb);
-  }, 500);
-  return {
-    samples,
-    stop: () => {
-      clearInterval(timer);
-      return peak;
-    },
-  };
-}
-
-async function cannon(
-  scenario: string,
-  options: autocannon.Options,
-  extra: Pick<Figure, "baseline" | "note"> = {},
-): Promise<Figure> {
-  // Warmed first (JIT, connection pools, the SDK's agents), as a long-running service is.
-  await autocannon({ connections: CONNECTIONS, duration: WARMUP_S, ...options });
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
-  const errors = result.errors + result.timeouts + result.non2xx;
-  const figure: Figure = {
-    scenario,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors,
-    ...extra,
-  };
-  if (errors > 0) failed = true;
-  figures.push(figure);
-  process.stderr.write(
-    `  ${scenario}: ${figure.rps} req/s, p99 ${figure.p99} ms${errors ? `, ${errors} errors` : ""}\n`,
-  );
-  return figure;
-}
-
-const freshDatabase = () => freshBenchDatabase(ADMIN_URL, "checkout_bench");
-
-interface Service {
-  child: ChildProcess;
-  url: string;
-  sandboxUrl: string;
-  keys: { "x-public-key": string; "x-secret-key": string };
-  groupId: string;
-}
-
-/** The bench's processors: the bare stub for throughput, the sandbox for the end-to-end scenario. */
-interface Processor {
-  url: string;
-}
-
-async function startSandbox(serviceUrl: string): Promise<Processor> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  // The processor runs in its own process, as Stripe would, so its work is not charged to the service.
-  start(
-    "src/cli/main.ts",
-    {
-      SANDBOX_PORT: String(port),
-      PUBLIC_URL: serviceUrl,
-      STRIPE_WEBHOOK_SECRET,
-      STRIPE_SECRET_KEY: "sk_test_bench",
-      LOG_LEVEL: "warn",
-    },
-    [],
-    ["sandbox"],
-  );
-  await waitUntilUp(`${url}/sandbox/requests`);
-  return { url };
-}
-
-async function startProcessorStub(): Promise<Processor> {
-  const port = await freePort();
-  start("bench/processor-stub.ts", { PORT: String(port) });
-  await waitUntilUp(`http://127.0.0.1:${port}/stats`);
-  return { url: `http://127.0.0.1:${port}` };
-}
-
-async function startService(
-  env: Record<string, string>,
-  processor: Processor | ((serviceUrl: string) => Promise<Processor>),
-): Promise<Service> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const { url: sandboxUrl } = typeof processor === "function" ? await processor(url) : processor;
-  const child = start(
-    "dist/src/main.js",
-    {
-      PORT: String(port),
-      PROCESSOR: "stripe",
-      SECRETS_KEY: Buffer.alloc(32, 4).toString("base64"),
-      STRIPE_SECRET_KEY: "sk_test_bench",
-      STRIPE_API_URL: sandboxUrl,
-      PUBLIC_URL: url,
-      ADMIN_TOKEN,
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_MAX: "1000000000",
-      STRIPE_WEBHOOK_SECRET,
-      ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
-      EXPIRY_SWEEP_INTERVAL_MS: "60000",
-      ...env,
-    },
-    PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [],
-  );
-  await waitUntilUp(`${url}/health/ready`);
-  const response = await fetch(`${url}/admin/v1/groups`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Bench shop" }),
-  });
-  const group = (
-    (await response.json()) as { data: { groupId: string; publicKey: string; secretKey: string } }
-  ).data;
-  return {
-    child,
-    url,
-    sandboxUrl,
-    keys: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey },
-    groupId: group.groupId,
-  };
-}
-
-const createBody = JSON.stringify({
-  amount: 1999,
-  currency: "usd",
-  customerEmail: "bench@example.com",
-  successUrl: "https://shop.example.com/ok/{transactionId}",
-  cancelUrl: "https://shop.example.com/cart",
-  metadata: { orderId: "bench" },
-});
-
-/** The create-payment scenario, against the INSERT + POST baseline. */
-function createScenario(name: string, service: Service, baseline = "baseline: insert+post"): Promise<Figure> {
-  return cannon(
-    name,
-    {
-      url: `${service.url}/api/v1/payments/create`,
-      method: "POST",
-      headers: { ...service.keys, "content-type": "application/json" },
-      body: createBody,
-    },
-    { baseline },
-  );
-}
-
-async function createPayments(service: Service, count: number): Promise<{ id: string; sessionId: string }[]> {
-  const created: { id: string; sessionId: string }[] = [];
-  for (let i = 0; i < count; i++) {
-    const response = await fetch(`${service.url}/api/v1/payments/create`, {
-      method: "POST",
-      headers: { ...service.keys, "content-type": "application/json" },
-      body: createBody,
-    });
-    const data = ((await response.json()) as { data: { transactionId: string; sessionId: string } }).data;
-    created.push({ id: data.transactionId, sessionId: data.sessionId });
-  }
-  return created;
-}
 
 /** A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement. */
 function queueWebhooks(db: Database, groupId: string, paymentId: string, url: string, count: number) {
@@ -384,7 +196,7 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
     const rps = results.reduce((sum, result) => sum + result.requests.average, 0);
     const errors = results.reduce((sum, result) => sum + result.errors + result.timeouts + result.non2xx, 0);
     const p99 = Math.max(...results.map((result) => result.latency.p99));
-    if (errors > 0) failed = true;
+    if (errors > 0) outcome.failed = true;
     figures.push({
       scenario: "create (3 instances, pg + redis)",
       rps: Math.round(rps),
@@ -422,7 +234,7 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
         [url],
       );
       const twice = received - backlog + (Number(attempts?.n) - backlog);
-      if (twice !== 0) failed = true;
+      if (twice !== 0) outcome.failed = true;
       figures.push({
         scenario: "webhook drain (3 instances)",
         rps: rate,
@@ -478,28 +290,6 @@ function intakeRequests(sessions: { id: string; sessionId: string }[]) {
       },
     },
   ];
-}
-
-/** A dashboard user's session cookie: invited by the admin API, password set through the invite form. */
-async function dashboardCookie(service: Service, groupId: string): Promise<string> {
-  const invite = await fetch(`${service.url}/admin/v1/groups/${groupId}/users`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, role: "viewer" }),
-  });
-  const path = new URL(((await invite.json()) as { data: { inviteUrl: string } }).data.inviteUrl).pathname;
-  const page = await fetch(`${service.url}${path}`);
-  const csrfCookie = (page.headers.getSetCookie()[0] ?? "").split(";")[0] as string;
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
-  const accepted = await fetch(`${service.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie: csrfCookie, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: token, password: "bench password 123" }).toString(),
-  });
-  const session = accepted.headers.getSetCookie().find((cookie) => cookie.startsWith("checkout_session="));
-  if (!session) throw new Error("could not sign the bench user in");
-  return session.split(";")[0] as string;
 }
 
 /**
@@ -643,14 +433,7 @@ function printTable(
       verdict(soak.peak <= 200 && soak.end - soak.start <= 20, "≤ 200 MB and flat"),
     ]);
   }
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  const line = (row: string[]) =>
-    `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
-  process.stdout.write(
-    `\n${line(rows[0] as string[])}\n| ${widths.map((width) => "-".repeat(width)).join(" | ")} |\n`,
-  );
-  for (const row of rows.slice(1)) process.stdout.write(`${line(row)}\n`);
+  process.stdout.write(`\n${formatTable(rows)}\n`);
   process.stdout.write(
     `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario, loopback, ${new Date().toISOString()}\n`,
   );
@@ -663,6 +446,17 @@ function verdict(met: boolean, target: string): string {
 async function main() {
   const build = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("build failed");
+  if (args.has("--scale")) {
+    await scaleRun()
+      .catch((error: Error) => {
+        outcome.failed = true;
+        process.stderr.write(`bench failed: ${error.stack}\n`);
+      })
+      .finally(async () => {
+        for (const child of children) await stop(child);
+      });
+    process.exit(outcome.failed ? 1 : 0);
+  }
   const database = await freshDatabase();
   const baselinePort = await freePort();
   let service: Service | undefined;
@@ -795,13 +589,13 @@ async function main() {
     }
     printTable(peakRss, dashboardRss, soak);
   } catch (error) {
-    failed = true;
+    outcome.failed = true;
     process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
   } finally {
     for (const child of children) await stop(child);
     await database.drop().catch(() => {});
   }
-  process.exit(failed ? 1 : 0);
+  process.exit(outcome.failed ? 1 : 0);
 }
 
 await main();

@@ -1,0 +1,268 @@
+// What the bench's scenarios share: the processes they start (the compiled service, the processor
+// stub or sandbox), autocannon with a warm-up, and the figures the table is made of.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
+
+const args = new Set(process.argv.slice(2));
+export const QUICK = args.has("--quick");
+const PROFILE = args.has("--profile");
+export const DURATION_S = QUICK ? 4 : 15;
+export const WARMUP_S = QUICK ? 1 : 3;
+export const CONNECTIONS = 32;
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
+export const STRIPE_WEBHOOK_SECRET = "whsec_bench_secret";
+
+export interface Figure {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  baseline?: string;
+  note?: string;
+}
+
+export const figures: Figure[] = [];
+export const children: ChildProcess[] = [];
+/** Set when any scenario errs: the bench then exits non-zero. */
+export const outcome = { failed: false };
+
+/** Node children: TypeScript through tsx; compiled JavaScript (the service, as `npm start` runs it) as is. */
+export function start(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  scriptArgs: string[] = [],
+): ChildProcess {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...scriptArgs], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout?.resume();
+  children.push(child);
+  return child;
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await Promise.race([exited, sleep(15000)]);
+}
+
+export async function rssMb(pid: number | undefined): Promise<number> {
+  if (!pid) return 0;
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Samples a process's resident memory until stopped; returns the peak. */
+export function watchMemory(pid: number | undefined) {
+  let peak = 0;
+  const samples: number[] = [];
+  const timer = setInterval(async () => {
+    const mb = await rssMb(pid);
+    samples.push(mb);
+    peak = Math.max(peak, mb);
+  }, 500);
+  return {
+    samples,
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+export async function cannon(
+  scenario: string,
+  options: autocannon.Options,
+  extra: Pick<Figure, "baseline" | "note"> = {},
+): Promise<Figure> {
+  // Warmed first (JIT, connection pools, the SDK's agents), as a long-running service is.
+  await autocannon({ connections: CONNECTIONS, duration: WARMUP_S, ...options });
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const figure: Figure = {
+    scenario,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    ...extra,
+  };
+  if (errors > 0) outcome.failed = true;
+  figures.push(figure);
+  process.stderr.write(
+    `  ${scenario}: ${figure.rps} req/s, p99 ${figure.p99} ms${errors ? `, ${errors} errors` : ""}\n`,
+  );
+  return figure;
+}
+
+export const freshDatabase = () => freshBenchDatabase(ADMIN_URL, "checkout_bench");
+
+export interface Service {
+  child: ChildProcess;
+  url: string;
+  sandboxUrl: string;
+  keys: { "x-public-key": string; "x-secret-key": string };
+  groupId: string;
+}
+
+/** The bench's processors: the bare stub for throughput, the sandbox for the end-to-end scenario. */
+export interface Processor {
+  url: string;
+}
+
+export async function startSandbox(serviceUrl: string): Promise<Processor> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // The processor runs in its own process, as Stripe would, so its work is not charged to the service.
+  start(
+    "src/cli/main.ts",
+    {
+      SANDBOX_PORT: String(port),
+      PUBLIC_URL: serviceUrl,
+      STRIPE_WEBHOOK_SECRET,
+      STRIPE_SECRET_KEY: "sk_test_bench",
+      LOG_LEVEL: "warn",
+    },
+    [],
+    ["sandbox"],
+  );
+  await waitUntilUp(`${url}/sandbox/requests`);
+  return { url };
+}
+
+export async function startProcessorStub(): Promise<Processor> {
+  const port = await freePort();
+  start("bench/processor-stub.ts", { PORT: String(port) });
+  await waitUntilUp(`http://127.0.0.1:${port}/stats`);
+  return { url: `http://127.0.0.1:${port}` };
+}
+
+export async function startService(
+  env: Record<string, string>,
+  processor: Processor | ((serviceUrl: string) => Promise<Processor>),
+): Promise<Service> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const { url: sandboxUrl } = typeof processor === "function" ? await processor(url) : processor;
+  const child = start(
+    "dist/src/main.js",
+    {
+      PORT: String(port),
+      PROCESSOR: "stripe",
+      SECRETS_KEY: Buffer.alloc(32, 4).toString("base64"),
+      STRIPE_SECRET_KEY: "sk_test_bench",
+      STRIPE_API_URL: sandboxUrl,
+      PUBLIC_URL: url,
+      ADMIN_TOKEN,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_MAX: "1000000000",
+      STRIPE_WEBHOOK_SECRET,
+      ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+      EXPIRY_SWEEP_INTERVAL_MS: "60000",
+      ...env,
+    },
+    PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [],
+  );
+  await waitUntilUp(`${url}/health/ready`);
+  const response = await fetch(`${url}/admin/v1/groups`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Bench shop" }),
+  });
+  const group = (
+    (await response.json()) as { data: { groupId: string; publicKey: string; secretKey: string } }
+  ).data;
+  return {
+    child,
+    url,
+    sandboxUrl,
+    keys: { "x-public-key": group.publicKey, "x-secret-key": group.secretKey },
+    groupId: group.groupId,
+  };
+}
+
+export const createBody = JSON.stringify({
+  amount: 1999,
+  currency: "usd",
+  customerEmail: "bench@example.com",
+  successUrl: "https://shop.example.com/ok/{transactionId}",
+  cancelUrl: "https://shop.example.com/cart",
+  metadata: { orderId: "bench" },
+});
+
+/** The create-payment scenario, against the INSERT + POST baseline. */
+export function createScenario(
+  name: string,
+  service: Service,
+  baseline = "baseline: insert+post",
+): Promise<Figure> {
+  return cannon(
+    name,
+    {
+      url: `${service.url}/api/v1/payments/create`,
+      method: "POST",
+      headers: { ...service.keys, "content-type": "application/json" },
+      body: createBody,
+    },
+    { baseline },
+  );
+}
+
+export async function createPayments(
+  service: Service,
+  count: number,
+): Promise<{ id: string; sessionId: string }[]> {
+  const created: { id: string; sessionId: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${service.url}/api/v1/payments/create`, {
+      method: "POST",
+      headers: { ...service.keys, "content-type": "application/json" },
+      body: createBody,
+    });
+    const data = ((await response.json()) as { data: { transactionId: string; sessionId: string } }).data;
+    created.push({ id: data.transactionId, sessionId: data.sessionId });
+  }
+  return created;
+}
+
+/** A dashboard user's session cookie: invited by the admin API, password set through the invite form. */
+export async function dashboardCookie(service: Service, groupId: string): Promise<string> {
+  const invite = await fetch(`${service.url}/admin/v1/groups/${groupId}/users`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ email: `bench-${randomUUID()}@example.com`, role: "viewer" }),
+  });
+  const path = new URL(((await invite.json()) as { data: { inviteUrl: string } }).data.inviteUrl).pathname;
+  const page = await fetch(`${service.url}${path}`);
+  const csrfCookie = (page.headers.getSetCookie()[0] ?? "").split(";")[0] as string;
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+  const accepted = await fetch(`${service.url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: csrfCookie, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _csrf: token, password: "bench password 123" }).toString(),
+  });
+  const session = accepted.headers.getSetCookie().find((cookie) => cookie.startsWith("checkout_session="));
+  if (!session) throw new Error("could not sign the bench user in");
+  return session.split(";")[0] as string;
+}
+
+/** A Markdown table, columns padded to their widest cell. */
+export function formatTable(rows: string[][]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  const line = (row: string[]) =>
+    `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  const rule = `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`;
+  return [line(rows[0] ?? []), rule, ...rows.slice(1).map(line)].join("\n");
+}
