@@ -2,6 +2,7 @@
 // stub or sandbox), autocannon with a warm-up, and the figures the table is made of.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
@@ -16,6 +17,17 @@ export const CONNECTIONS = 32;
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
 export const STRIPE_WEBHOOK_SECRET = "whsec_bench_secret";
+
+/** `npm start`'s command from package.json ("node FLAGS… dist/src/main.js"): what production runs. */
+const START_COMMAND = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  }
+).scripts.start
+  .split(" ")
+  .slice(1);
+const SERVICE_SCRIPT = START_COMMAND.at(-1) as string;
+const SERVICE_NODE_ARGS = START_COMMAND.slice(0, -1);
 
 export interface Figure {
   scenario: string;
@@ -155,7 +167,7 @@ export async function startService(
   const url = `http://127.0.0.1:${port}`;
   const { url: sandboxUrl } = typeof processor === "function" ? await processor(url) : processor;
   const child = start(
-    "dist/src/main.js",
+    SERVICE_SCRIPT,
     {
       PORT: String(port),
       PROCESSOR: "stripe",
@@ -171,7 +183,7 @@ export async function startService(
       EXPIRY_SWEEP_INTERVAL_MS: "60000",
       ...env,
     },
-    PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [],
+    [...SERVICE_NODE_ARGS, ...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [])],
   );
   await waitUntilUp(`${url}/health/ready`);
   const response = await fetch(`${url}/admin/v1/groups`, {
