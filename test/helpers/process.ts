@@ -8,7 +8,9 @@ import { createServer, type Server } from "node:net";
  */
 export function startProcess(env: Record<string, string>, options: { source?: boolean } = {}) {
   const entry = options.source ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"];
-  const child = spawn(process.execPath, entry, {
+  // As the test processes themselves (scripts/run-tests.mjs): a short-lived process needs only
+  // the baseline compile of PGlite's WebAssembly. It changes no behaviour, only the CPU spent.
+  const child = spawn(process.execPath, ["--liftoff-only", ...entry], {
     env: {
       ...process.env,
       PORT: "0",
