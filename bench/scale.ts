@@ -241,14 +241,7 @@ async function expirySweeps(side: Side): Promise<Measure> {
   const deadline = performance.now() + DURATION_S * 1000;
   while (performance.now() < deadline) {
     const started = performance.now();
-    await side.db
-      .transaction(async (tx) => {
-        await claimDueForExpiry(tx, 100, 60_000);
-        throw new RolledBack();
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof RolledBack)) throw error;
-      });
+    await rolledBack(side.db, (tx) => claimDueForExpiry(tx, 100, 60_000));
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -262,6 +255,20 @@ async function expirySweeps(side: Side): Promise<Measure> {
 }
 
 class RolledBack extends Error {}
+
+/** Runs `work` in a transaction that is always rolled back, and returns what it returned. */
+async function rolledBack<T>(db: Database, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  let result: { value: T } | undefined;
+  await db
+    .transaction(async (tx) => {
+      result = { value: await work(tx) };
+      throw new RolledBack("rolled back on purpose");
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  return (result as { value: T }).value;
+}
 
 const PATHS: { name: string; measure: (side: Side) => Promise<Measure> }[] = [
   {
@@ -323,6 +330,10 @@ function recorder(): Queryable & { last: () => { sql: string; params: unknown[] 
 /** EXPLAIN ANALYZE of each path's statement on the seeded database, in a transaction rolled back. */
 async function explainPaths(side: Side): Promise<string> {
   const groupId = side.service.groupId;
+  const [site] = await side.db.query<{ id: string; url: string }>(
+    "SELECT id, url FROM safe_sites WHERE group_id = $1 LIMIT 1",
+    [groupId],
+  );
   const record = recorder();
   const statements: [string, () => Promise<unknown>][] = [
     [
@@ -335,7 +346,7 @@ async function explainPaths(side: Side): Promise<string> {
               transactionId: randomUUID(),
               linkToken: randomUUID(),
               expiresAt: new Date(Date.now() + 1_800_000),
-              safeSite: { id: randomUUID(), url: "https://pay.example.com" },
+              safeSite: site as { id: string; url: string },
             },
             groupId,
             processor: "stripe",
@@ -366,7 +377,11 @@ async function explainPaths(side: Side): Promise<string> {
       () =>
         paymentsChangedBetween(
           record,
-          { since: new Date(Date.now() - 86_400_000), until: new Date(), runStartedAt: new Date() },
+          {
+            since: new Date(Date.now() - 86_400_000),
+            until: new Date(),
+            runStartedAt: new Date().toISOString(),
+          },
           {
             updatedAt: new Date(Date.now() - 43_200_000).toISOString(),
             id: "00000000-0000-0000-0000-000000000000",
@@ -380,34 +395,16 @@ async function explainPaths(side: Side): Promise<string> {
   for (const [title, send] of statements) {
     await send();
     const { sql, params } = record.last();
-    const plan = await side.db
-      .transaction(async (tx) => {
-        // The insert needs its SafeSite to exist; inside this transaction only.
-        if (title.startsWith("create")) {
-          await tx.query(
-            "INSERT INTO safe_sites (id, group_id, name, url) VALUES ($1, $2, 'explain', 'https://x')",
-            [params[12], groupId],
-          );
-        }
-        const rows = await tx.query<{ "QUERY PLAN": string }>(
-          `EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) ${sql}`,
-          params,
-        );
-        throw new PlanRead(rows.map((row) => row["QUERY PLAN"]).join("\n"));
-      })
-      .catch((error: unknown) => {
-        if (error instanceof PlanRead) return error.plan;
-        throw error;
-      });
+    const plan = await rolledBack(side.db, async (tx) => {
+      const rows = await tx.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) ${sql}`,
+        params,
+      );
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    });
     sections.push(`### ${title}\n\n\`\`\`\n${plan}\n\`\`\``);
   }
   return sections.join("\n\n");
-}
-
-class PlanRead extends Error {
-  constructor(readonly plan: string) {
-    super("plan read; rolled back");
-  }
 }
 
 export async function scaleRun(): Promise<void> {

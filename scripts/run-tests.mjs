@@ -25,7 +25,7 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 // --liftoff-only: each test file is a short-lived process, and most of them compile PGlite's
 // WebAssembly. Its baseline compile is all they need; optimising it again in the background cost
 // the suite about a fifth of its CPU (3 min 33 s -> 2 min 54 s on this 2-core VM). The services
-// the process tests start run as `npm start` does, without it.
+// the process tests start get it too (test/helpers/process.ts).
 const result = spawnSync(
   process.execPath,
   ["--liftoff-only", "--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...files],

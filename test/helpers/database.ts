@@ -13,15 +13,19 @@ export const onPostgres = Boolean(POSTGRES_ADMIN_URL);
 
 const CACHE_DIR = join(process.cwd(), "node_modules", ".cache", "checkout-tests");
 
-/** initdb takes seconds in PGlite; a migrated image loads in well under one, so it is cached. */
-async function migratedImage(): Promise<Blob> {
+/** Names a cached migrated database: it changes with the migrations and with PGlite itself. */
+async function migratedKey(): Promise<string> {
   const migrations = await loadMigrations();
-  const key = createHash("sha256")
+  return createHash("sha256")
     .update(JSON.stringify(migrations))
     .update(PGlite.toString().length.toString())
     .digest("hex")
     .slice(0, 16);
-  const path = join(CACHE_DIR, `pglite-${key}.tar`);
+}
+
+/** initdb takes seconds in PGlite; a migrated image loads in well under one, so it is cached. */
+async function migratedImage(): Promise<Blob> {
+  const path = join(CACHE_DIR, `pglite-${await migratedKey()}.tar`);
   try {
     return new Blob([await readFile(path)]);
   } catch {
@@ -43,9 +47,7 @@ async function migratedImage(): Promise<Blob> {
  * at every fresh start. Tests of a first start on an empty directory use mkdtemp instead.
  */
 export async function migratedDataDir(prefix: string): Promise<string> {
-  const migrations = await loadMigrations();
-  const key = createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 16);
-  const template = join(CACHE_DIR, `pglite-dir-${key}`);
+  const template = join(CACHE_DIR, `pglite-dir-${await migratedKey()}`);
   try {
     await readFile(join(template, "PG_VERSION"));
   } catch {
