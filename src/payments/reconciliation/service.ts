@@ -18,6 +18,7 @@ import type { PaymentWriter } from "../core/writer.ts";
 import type { Refunds } from "../refunds/service.ts";
 import { listPendingRefunds } from "../refunds/store.ts";
 import {
+  databaseNow,
   findRun,
   hasBeenDisputed,
   insertRun,
@@ -150,8 +151,8 @@ export class Reconciliation {
 
   private async execute(runId: string, window: { since: Date; until: Date }): Promise<RunFigures> {
     const figures: RunFigures = { checked: 0, repaired: 0, drifts: 0 };
-    const walk = { ...window, runStartedAt: new Date() };
     try {
+      const walk = { ...window, runStartedAt: await databaseNow(this.db) };
       let after: RunPosition | null = null;
       for (;;) {
         const batch = await paymentsChangedBetween(this.db, walk, after, RUN_BATCH);

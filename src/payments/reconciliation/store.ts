@@ -89,6 +89,12 @@ export async function findRun(q: Queryable, runId: string): Promise<RunRow | und
   return row;
 }
 
+/** The database's clock, to the microsecond: updated_at is written by it, not by this host's clock. */
+export async function databaseNow(q: Queryable): Promise<string> {
+  const [row] = await q.query<{ now: string }>("SELECT now()::text AS now");
+  return row?.now as string;
+}
+
 /** Where a run's walk has got to: the last payment's updated_at, to the microsecond, and id. */
 export interface RunPosition {
   updatedAt: string;
@@ -104,13 +110,13 @@ export interface RunPosition {
  */
 export function paymentsChangedBetween(
   q: Queryable,
-  window: { since: Date; until: Date; runStartedAt: Date },
+  window: { since: Date; until: Date; runStartedAt: string },
   after: RunPosition | null,
   limit: number,
 ): Promise<(PaymentRow & { position: string })[]> {
   return q.query<PaymentRow & { position: string }>(
     `SELECT *, updated_at::text AS position FROM payments
-     WHERE updated_at >= $1 AND updated_at < $3 AND created_at < $2 AND processor_checkout_id IS NOT NULL
+     WHERE updated_at >= $1 AND updated_at < $3::timestamptz AND created_at < $2 AND processor_checkout_id IS NOT NULL
        AND ($4::timestamptz IS NULL OR (updated_at, id) > ($4::timestamptz, $5::uuid))
      ORDER BY updated_at, id LIMIT $6`,
     [window.since, window.until, window.runStartedAt, after?.updatedAt ?? null, after?.id ?? null, limit],
