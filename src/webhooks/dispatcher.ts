@@ -13,10 +13,23 @@ import {
   claimDueDeliveries,
   OUTBOX_CHANNEL,
   recordAttempts,
+  releaseUnsentClaims,
 } from "./store.ts";
 
 /** Distinct sealed secrets kept open in memory: one or two per active group. */
 const REVEALED_CACHE_SIZE = 1000;
+
+/** Deliveries held per receiver (in flight and waiting), as a multiple of its in-flight limit. */
+const HOLD_FACTOR = 4;
+
+/** Past the timeout, the least lease a waiting delivery must have left to be sent rather than given back. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** A claimed delivery waiting for a slot, with when (this process's clock) its claim was asked. */
+interface WaitingDelivery {
+  delivery: ClaimedDelivery;
+  claimAskedAt: number;
+}
 
 type PendingResult = AttemptRecord & { done: { resolve: () => void; reject: (error: unknown) => void } };
 
@@ -44,18 +57,27 @@ export interface DispatcherOptions {
  * Sends queued webhooks. Any number of dispatchers may share one database: a delivery is claimed
  * with row locks that skip rows others hold (SKIP LOCKED) and leased until its attempt is recorded, so no attempt is sent
  * twice, and a lease left by a crashed instance expires and is taken over.
+ *
+ * Claims run ahead of the free slots: each receiver may have several times its in-flight limit
+ * claimed and waiting, so a finished attempt starts the next at once instead of after a claim's
+ * round trip, and one claim serves many slots. A delivery that waited so long that its lease could
+ * run out during its attempt is given back instead of sent.
  */
 export class WebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly inFlightByDestination = new Map<string, number>();
+  /** Claimed deliveries waiting for a slot, in claim order, per receiver. */
+  private readonly waiting = new Map<string, WaitingDelivery[]>();
+  private heldTotal = 0;
   private readonly active = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private claiming = false;
+  private claiming: Promise<void> | undefined;
   private wakeRequested = false;
   private wakeScheduled = false;
   private pendingResults: PendingResult[] = [];
   private flushScheduled = false;
+  private flushing: Promise<void> | undefined;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -99,42 +121,105 @@ export class WebhookDispatcher {
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      if (!this.claiming && !this.stopped) void this.claimAndSend();
-      else this.wakeRequested = true;
+      if (this.claiming || this.stopped) {
+        this.wakeRequested = true;
+        return;
+      }
+      const run: Promise<void> = this.claimAndSend().finally(() => {
+        this.claiming = undefined;
+        // A wake-up that came as the last claim ended.
+        if (this.wakeRequested) this.wake();
+      });
+      this.claiming = run;
     });
   };
 
   private async claimAndSend(): Promise<void> {
-    this.claiming = true;
     try {
       do {
         this.wakeRequested = false;
-        const free = this.config.webhookConcurrency - this.active.size;
+        const free = HOLD_FACTOR * this.config.webhookConcurrency - this.heldTotal;
         if (free <= 0) break;
+        const claimAskedAt = performance.now();
         const claimed = await this.claim(free);
-        for (const delivery of claimed) this.launch(delivery);
+        if (this.stopped) {
+          await releaseUnsentClaims(this.options.db, claimed);
+          break;
+        }
+        for (const delivery of claimed) this.hold({ delivery, claimAskedAt });
+        this.startWaiting();
         // A full batch suggests more are due.
         if (claimed.length === free) this.wakeRequested = true;
       } while (this.wakeRequested && !this.stopped);
     } catch (error) {
       this.log.warn({ err: error }, "webhook claim failed; retrying on the next poll");
-    } finally {
-      this.claiming = false;
     }
   }
 
   private claim(limit: number): Promise<ClaimedDelivery[]> {
-    const inFlight = [...this.inFlightByDestination];
+    const holdLimit = HOLD_FACTOR * this.perDestinationLimit;
+    const held = [...this.inFlightByDestination].map(([destination, count]): [string, number] => [
+      destination,
+      count + (this.waiting.get(destination)?.length ?? 0),
+    ]);
     return claimDueDeliveries(this.options.db, {
       limit,
-      saturated: inFlight
-        .filter(([, count]) => count >= this.perDestinationLimit)
-        .map(([destination]) => destination),
-      inFlight,
-      perDestinationLimit: this.perDestinationLimit,
-      leaseMs: this.config.webhookTimeoutMs + 30_000,
+      saturated: held.filter(([, count]) => count >= holdLimit).map(([destination]) => destination),
+      held,
+      holdLimit,
+      leaseMs: this.leaseMs,
       sentTimestamp: new Date().toISOString(),
     });
+  }
+
+  private get leaseMs(): number {
+    return this.config.webhookTimeoutMs + 30_000;
+  }
+
+  private hold(entry: WaitingDelivery): void {
+    const { destination } = entry.delivery;
+    const queue = this.waiting.get(destination);
+    if (queue) queue.push(entry);
+    else this.waiting.set(destination, [entry]);
+    // A receiver appears in the in-flight map while it holds anything, so claims count its waiting ones.
+    if (!this.inFlightByDestination.has(destination)) this.inFlightByDestination.set(destination, 0);
+    this.heldTotal += 1;
+  }
+
+  /** Starts waiting deliveries while their receiver and the dispatcher have free slots. */
+  private startWaiting(): void {
+    for (const [destination, queue] of this.waiting) {
+      while (
+        queue.length > 0 &&
+        this.active.size < this.config.webhookConcurrency &&
+        (this.inFlightByDestination.get(destination) ?? 0) < this.perDestinationLimit
+      ) {
+        const { delivery, claimAskedAt } = queue.shift() as WaitingDelivery;
+        // The database set the lease after the claim was asked, so it lasts at least this long.
+        const leaseLeft = claimAskedAt + this.leaseMs - performance.now();
+        if (leaseLeft >= this.config.webhookTimeoutMs + LEASE_MARGIN_MS) this.launch(delivery);
+        else this.giveBack(delivery);
+      }
+      if (queue.length > 0) continue;
+      this.waiting.delete(destination);
+      if (this.inFlightByDestination.get(destination) === 0) this.inFlightByDestination.delete(destination);
+    }
+  }
+
+  private giveBack(delivery: ClaimedDelivery): void {
+    this.heldTotal -= 1;
+    const released = releaseUnsentClaims(this.options.db, [delivery])
+      .catch((error) =>
+        this.log.warn(
+          { err: error, deliveryId: delivery.id },
+          "webhook claim not given back; its lease will expire",
+        ),
+      )
+      .finally(() => {
+        this.recording.delete(released);
+        this.wake();
+      });
+    this.recording.add(released);
   }
 
   private launch(delivery: ClaimedDelivery): void {
@@ -144,9 +229,12 @@ export class WebhookDispatcher {
       .catch((error) => this.log.error({ err: error, deliveryId: delivery.id }, "webhook attempt crashed"))
       .finally(() => {
         const remaining = (this.inFlightByDestination.get(destination) ?? 1) - 1;
-        if (remaining > 0) this.inFlightByDestination.set(destination, remaining);
+        if (remaining > 0 || this.waiting.has(destination))
+          this.inFlightByDestination.set(destination, remaining);
         else this.inFlightByDestination.delete(destination);
+        this.heldTotal -= 1;
         this.active.delete(attempt);
+        if (!this.stopped) this.startWaiting();
         this.wake();
       });
     this.active.add(attempt);
@@ -243,20 +331,31 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Queues an attempt's outcome; outcomes finishing together are written in one statement. */
+  /**
+   * Queues an attempt's outcome. One write is in flight at a time and the outcomes that finish
+   * meanwhile go in the next, so a busy dispatcher makes few large writes rather than many small
+   * ones that contend with its claims.
+   */
   private record(result: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingResults.push({ ...result, done: { resolve, reject } });
-      if (this.pendingResults.length >= 100) void this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flush());
-      }
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.pendingResults.length > 0) this.scheduleFlush();
+      });
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
     const batch = this.pendingResults;
     this.pendingResults = [];
     if (batch.length === 0) return;
@@ -269,14 +368,25 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stops claiming, lets attempts in flight finish (each bounded by the timeout), and closes sockets. */
+  /**
+   * Stops claiming, gives back claims not yet started, lets attempts in flight finish (each bounded
+   * by the timeout), and closes sockets.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopWakeListener?.();
     clearInterval(this.pollTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();
+    await this.claiming;
+    const unsent = [...this.waiting.values()].flat().map((entry) => entry.delivery);
+    this.waiting.clear();
+    this.heldTotal -= unsent.length;
+    await releaseUnsentClaims(this.options.db, unsent).catch((error) =>
+      this.log.warn({ err: error }, "unsent webhook claims not released; their leases will expire"),
+    );
     await Promise.allSettled([...this.active]);
+    await this.flushing;
     await this.flush();
     await Promise.allSettled([...this.recording]);
     await this.sender.close();

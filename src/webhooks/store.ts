@@ -166,59 +166,87 @@ export interface ClaimedDelivery {
 
 export interface ClaimRequest {
   limit: number;
-  /** Receivers already at their in-flight budget: skipped. */
+  /** Receivers this dispatcher already holds its budget for: skipped. */
   saturated: string[];
-  /** Attempts in flight per receiver, counted against its budget. */
-  inFlight: [destination: string, count: number][];
-  perDestinationLimit: number;
+  /** Deliveries this dispatcher holds per receiver (in flight or waiting for a slot), counted against its budget. */
+  held: [destination: string, count: number][];
+  /** At most this many deliveries held per receiver. */
+  holdLimit: number;
   leaseMs: number;
   /** The body `timestamp` of a first attempt; retries keep theirs. */
   sentTimestamp: string;
 }
 
 /**
- * One statement: lock due rows (skipping rows another dispatcher holds), keep at most
- * perDestinationLimit in flight per receiver, and lease the chosen ones. The row locks end with
- * the statement; the lease (locked_until) keeps others away until the attempt is recorded.
+ * One statement: read due rows, keep at most holdLimit held per receiver, lock the chosen ones
+ * (skipping rows another dispatcher holds) and lease them. Only the chosen rows are locked: a row
+ * lock is a write, and most of a backlog's due rows are past a receiver's budget. A row leased by
+ * someone else between the read and the lock fails the recheck and is skipped. The row locks end
+ * with the statement; the lease (locked_until) keeps others away until the attempt is recorded.
  */
 export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   return q.query<ClaimedDelivery>(
-    `WITH locked AS (
-       SELECT id, destination, next_attempt_at, attempts, locked_until IS NOT NULL AS interrupted
+    `WITH due AS (
+       SELECT id, destination, next_attempt_at
        FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
          AND NOT (destination = ANY($2::text[]))
        ORDER BY next_attempt_at
        LIMIT $1
-       FOR UPDATE SKIP LOCKED
      ), ranked AS (
-       SELECT locked.id,
-         row_number() OVER (PARTITION BY locked.destination ORDER BY locked.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
-       FROM locked LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+       SELECT due.id,
+         row_number() OVER (PARTITION BY due.destination ORDER BY due.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
+       FROM due LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+     ), locked AS (
+       SELECT d.id, d.attempts, d.locked_until IS NOT NULL AS interrupted
+       FROM ranked JOIN webhook_deliveries d ON d.id = ranked.id
+       WHERE ranked.slot <= $7
+         AND d.state = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+       FOR UPDATE OF d SKIP LOCKED
      ), interrupted AS (
        -- A lease that ran out unrecorded: the instance died mid-attempt. The log says so.
        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-       SELECT locked.id, locked.attempts, now(), NULL, $8, 0
-       FROM locked JOIN ranked USING (id) WHERE locked.interrupted AND ranked.slot <= $7
+       SELECT id, attempts, now(), NULL, $8, 0 FROM locked WHERE interrupted
      )
      UPDATE webhook_deliveries d SET
        locked_until = now() + make_interval(secs => $5::double precision / 1000),
        attempts = d.attempts + 1,
        sent_timestamp = COALESCE(d.sent_timestamp, $6)
-     FROM ranked, webhook_events e JOIN groups g ON g.id = e.group_id
-     WHERE d.id = ranked.id AND ranked.slot <= $7 AND e.id = d.event_id
+     FROM locked, webhook_events e JOIN groups g ON g.id = e.group_id
+     WHERE d.id = locked.id AND e.id = d.event_id
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
        e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
     [
       request.limit,
       request.saturated,
-      request.inFlight.map(([destination]) => destination),
-      request.inFlight.map(([, count]) => count),
+      request.held.map(([destination]) => destination),
+      request.held.map(([, count]) => count),
       request.leaseMs,
       request.sentTimestamp,
-      request.perDestinationLimit,
+      request.holdLimit,
       INTERRUPTED_ATTEMPT,
     ],
+  );
+}
+
+/**
+ * Gives back leases on claimed deliveries that were never sent (a dispatcher stopping with some
+ * still waiting for a slot): each row returns to what it was before the claim. A row whose attempt
+ * count moved on was claimed again by someone else after our lease, and is left alone.
+ */
+export async function releaseUnsentClaims(
+  q: Queryable,
+  claims: readonly Pick<ClaimedDelivery, "id" | "attempts">[],
+): Promise<void> {
+  if (claims.length === 0) return;
+  await q.query(
+    `UPDATE webhook_deliveries d SET
+       locked_until = NULL,
+       attempts = d.attempts - 1,
+       sent_timestamp = CASE WHEN d.attempts = 1 THEN NULL ELSE d.sent_timestamp END
+     FROM unnest($1::uuid[], $2::int[]) AS claimed(id, attempts)
+     WHERE d.id = claimed.id AND d.attempts = claimed.attempts AND d.state = 'pending'`,
+    [claims.map((claim) => claim.id), claims.map((claim) => claim.attempts)],
   );
 }
 

@@ -96,8 +96,8 @@ describe("webhook durability and fairness", () => {
         const [claimed] = await claimDueDeliveries(first.services.db, {
           limit: 1,
           saturated: [],
-          inFlight: [],
-          perDestinationLimit: 1,
+          held: [],
+          holdLimit: 1,
           leaseMs: 1,
           sentTimestamp: new Date().toISOString(),
         });
@@ -127,6 +127,83 @@ describe("webhook durability and fairness", () => {
         );
       },
     );
+  });
+
+  it("claims still waiting for a slot when the dispatcher stops are given back as they were", async () => {
+    const receiver = new Receiver({
+      "/hook": async () => {
+        await sleep(300);
+        return 200;
+      },
+    });
+    await receiver.start();
+    const database = await durableDatabase();
+    // One in flight to the receiver, three more claimed and waiting behind it.
+    const env = { ALLOWED_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_CONCURRENCY: "4" };
+    try {
+      const first = await startTestService(env, { db: await database.open() });
+      const group = await first.createGroup();
+      await queueDeliveries(first, group, `${receiver.url}/hook`, 6);
+      await waitFor(async () => (receiver.received.length === 1 ? true : undefined), 5000, "first sent");
+      const [held] = await first.services.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE locked_until IS NOT NULL",
+      );
+      assert.equal(held?.n, 4, "the dispatcher held one in flight and three waiting");
+      await first.close();
+
+      const second = await startTestService(env, { db: await database.open(), workers: false });
+      try {
+        const rows = await second.services.db.query<{
+          state: string;
+          attempts: number;
+          leased: boolean;
+          stamped: boolean;
+        }>(
+          `SELECT state, attempts, locked_until IS NOT NULL AS leased, sent_timestamp IS NOT NULL AS stamped
+           FROM webhook_deliveries ORDER BY state DESC, attempts DESC`,
+        );
+        assert.deepEqual(rows, [
+          { state: "succeeded", attempts: 1, leased: false, stamped: true },
+          ...Array.from({ length: 5 }, () => ({
+            state: "pending",
+            attempts: 0,
+            leased: false,
+            stamped: false,
+          })),
+        ]);
+        assert.equal(receiver.received.length, 1, "nothing waiting was sent after the stop");
+      } finally {
+        await second.close();
+      }
+
+      const third = await startTestService(env, { db: await database.open() });
+      try {
+        await waitFor(
+          async () => {
+            const [row] = await third.services.db.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'succeeded'",
+            );
+            return row?.n === 6 ? true : undefined;
+          },
+          10000,
+          "all delivered",
+        );
+        const logged = await third.services.db.query<{ attempt: number; error: string | null }>(
+          "SELECT attempt, error FROM webhook_attempts",
+        );
+        assert.equal(logged.length, 6);
+        assert.ok(
+          logged.every((entry) => entry.attempt === 1 && entry.error === null),
+          "no attempt was logged as interrupted",
+        );
+        assert.equal(new Set(receiver.received.map((entry) => entry.headers["webhook-id"])).size, 6);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await receiver.stop();
+      await database.remove();
+    }
   });
 
   it("one slow receiver cannot starve the others", async () => {
