@@ -37,6 +37,8 @@ export interface Figure {
   errors: number;
   baseline?: string;
   note?: string;
+  /** CPU time of the server under test per request, in microseconds (all its threads). */
+  cpuUs?: number;
 }
 
 export const figures: Figure[] = [];
@@ -92,6 +94,24 @@ export function watchMemory(pid: number | undefined) {
   };
 }
 
+let measured: ChildProcess | undefined;
+
+/** The server whose CPU time the following scenarios report per request. */
+export function measureCpuOf(child: ChildProcess): void {
+  measured = child;
+}
+
+/** User + system CPU of a process and its threads, in ms (Linux; clock ticks are 10 ms). */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function cannon(
   scenario: string,
   options: autocannon.Options,
@@ -99,7 +119,9 @@ export async function cannon(
 ): Promise<Figure> {
   // Warmed first (JIT, connection pools, the SDK's agents), as a long-running service is.
   await autocannon({ connections: CONNECTIONS, duration: WARMUP_S, ...options });
+  const cpuBefore = cpuMs(measured?.pid);
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  const cpuAfter = cpuMs(measured?.pid);
   const errors = result.errors + result.timeouts + result.non2xx;
   const figure: Figure = {
     scenario,
@@ -108,6 +130,11 @@ export async function cannon(
     p99: result.latency.p99,
     errors,
     ...extra,
+    ...(cpuBefore !== undefined &&
+      cpuAfter !== undefined &&
+      result.requests.total > 0 && {
+        cpuUs: Math.round(((cpuAfter - cpuBefore) * 1000) / result.requests.total),
+      }),
   };
   if (errors > 0) outcome.failed = true;
   figures.push(figure);
@@ -186,6 +213,7 @@ export async function startService(
     [...SERVICE_NODE_ARGS, ...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [])],
   );
   await waitUntilUp(`${url}/health/ready`);
+  measureCpuOf(child);
   const response = await fetch(`${url}/admin/v1/groups`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },

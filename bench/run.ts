@@ -29,6 +29,7 @@ import {
   figures,
   formatTable,
   freshDatabase,
+  measureCpuOf,
   outcome,
   type Processor,
   QUICK,
@@ -393,39 +394,25 @@ function printTable(
       verdict(f.rps >= 0.8 * of("dashboard list: first page"), "≥ 80 % of the first page"),
   };
   const rows = [
-    ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "target"],
+    ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "server CPU µs/req", "vs baseline", "target"],
     ...figures.map((figure) => [
       figure.scenario,
       String(figure.rps),
       String(figure.p50),
       String(figure.p99),
       String(figure.errors),
+      figure.cpuUs === undefined ? "" : String(figure.cpuUs),
       figure.note ?? ratio(figure),
       targets[figure.scenario]?.(figure) ?? "",
     ]),
-    [
-      "peak RSS (service, pg)",
-      `${Math.round(peakRss)} MB`,
-      "",
-      "",
-      "",
-      "",
-      verdict(peakRss <= 200, "≤ 200 MB"),
-    ],
-    [
-      "peak RSS (dashboard scenarios)",
-      `${Math.round(dashboardRss)} MB`,
-      "",
-      "",
-      "",
-      "",
-      verdict(dashboardRss <= 200, "≤ 200 MB"),
-    ],
+    rssRow("peak RSS (service, pg)", peakRss),
+    rssRow("peak RSS (dashboard scenarios)", dashboardRss),
   ];
   if (soak) {
     rows.push([
       `soak ${soak.minutes} min RSS`,
       `${Math.round(soak.start)} → ${Math.round(soak.end)} MB`,
+      "",
       "",
       "",
       "",
@@ -437,6 +424,12 @@ function printTable(
   process.stdout.write(
     `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario, loopback, ${new Date().toISOString()}\n`,
   );
+}
+
+/** A peak of 0 means no sample was taken: the scenarios it covers were left out with --only. */
+function rssRow(label: string, peak: number): string[] {
+  if (peak === 0) return [label, "not run", "", "", "", "", "", ""];
+  return [label, `${Math.round(peak)} MB`, "", "", "", "", "", verdict(peak <= 200, "≤ 200 MB")];
 }
 
 function verdict(met: boolean, target: string): string {
@@ -469,6 +462,7 @@ async function main() {
       PROCESSOR_URL: stub.url,
     });
     await waitUntilUp(`http://127.0.0.1:${baselinePort}/bare`);
+    measureCpuOf(baseline);
     const baseUrl = `http://127.0.0.1:${baselinePort}`;
     await cannon("baseline: bare", { url: `${baseUrl}/bare` });
     const post = (path: string) => ({
@@ -577,6 +571,7 @@ async function main() {
           PROCESSOR_URL: stub.url,
         });
         await waitUntilUp(`http://127.0.0.1:${baselinePort}/bare`);
+        measureCpuOf(embeddedBaseline);
         await cannon("baseline: insert+post (PGlite)", post("/insert-post"));
         await stop(embeddedBaseline);
         await rm(embeddedBaselineDir, { recursive: true, force: true });
