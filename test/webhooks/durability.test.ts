@@ -42,6 +42,20 @@ async function queueDeliveries(service: TestService, group: TestGroup, url: stri
   service.services.outbox.wake();
 }
 
+/** Waits until `count` deliveries are recorded as delivered: a receiver's count runs ahead of the record. */
+function allDelivered(service: TestService, count: number, timeoutMs: number): Promise<true> {
+  return waitFor(
+    async () => {
+      const [row] = await service.services.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'succeeded'",
+      );
+      return row?.n === count ? true : undefined;
+    },
+    timeoutMs,
+    "all delivered",
+  );
+}
+
 /**
  * A service that queues work without a dispatcher and stops, then a second one on the same
  * database that must finish it, both delivering to one loopback receiver.
@@ -178,16 +192,7 @@ describe("webhook durability and fairness", () => {
 
       const third = await startTestService(env, { db: await database.open() });
       try {
-        await waitFor(
-          async () => {
-            const [row] = await third.services.db.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'succeeded'",
-            );
-            return row?.n === 6 ? true : undefined;
-          },
-          10000,
-          "all delivered",
-        );
+        await allDelivered(third, 6, 10000);
         const logged = await third.services.db.query<{ attempt: number; error: string | null }>(
           "SELECT attempt, error FROM webhook_attempts",
         );
@@ -250,16 +255,7 @@ describe("webhook durability and fairness", () => {
     try {
       const group = await first.createGroup();
       await queueDeliveries(first, group, `${receiver.url}/hook`, 1000);
-      await waitFor(
-        async () => {
-          const [row] = await first.services.db.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'succeeded'",
-          );
-          return row?.n === 1000 ? true : undefined;
-        },
-        60000,
-        "all delivered",
-      );
+      await allDelivered(first, 1000, 60000);
       await sleep(200);
       const ids = receiver.received.map((entry) => entry.headers["webhook-id"]);
       assert.equal(ids.length, 1000, "no attempt was sent twice");
