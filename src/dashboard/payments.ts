@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { storableTime } from "../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";
-import type { PaymentRow } from "../payments/core/store.ts";
+import type { PaymentResourceRow } from "../payments/core/store.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
 import type { PaymentFilter } from "../payments/queries/store.ts";
 import { money, time } from "../web/format.ts";
@@ -88,7 +88,7 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const csvLine = (row: PaymentRow) =>
+const csvLine = (row: PaymentResourceRow) =>
   `${[
     row.id,
     row.status,

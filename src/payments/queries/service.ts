@@ -39,7 +39,7 @@ export class PaymentQueries {
   }
 
   /** A page of the group's payments, newest first. */
-  list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentRow[]> {
+  list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentResourceRow[]> {
     return listPayments(this.db, groupId, filter, limit);
   }
 

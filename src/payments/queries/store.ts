@@ -2,7 +2,7 @@
 import type { Queryable } from "../../db/database.ts";
 import type { Currency } from "../core/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
-import type { PaymentRow } from "../core/store.ts";
+import { type PaymentResourceRow, RESOURCE_COLUMNS } from "../core/store.ts";
 
 export interface PaymentFilter {
   status?: PaymentStatus | undefined;
@@ -16,15 +16,18 @@ export interface PaymentFilter {
   afterId?: string | undefined;
 }
 
-/** A group's payments, newest first, by keyset so a page costs the same at any depth. */
+/**
+ * A group's payments, newest first, by keyset so a page costs the same at any depth. The API's
+ * list, the dashboard's and its CSV show no more than the resource's columns, so no more are read.
+ */
 export function listPayments(
   q: Queryable,
   groupId: string,
   filter: PaymentFilter,
   limit: number,
-): Promise<PaymentRow[]> {
-  return q.query<PaymentRow>(
-    `SELECT * FROM payments
+): Promise<PaymentResourceRow[]> {
+  return q.query<PaymentResourceRow>(
+    `SELECT ${RESOURCE_COLUMNS} FROM payments
      WHERE group_id = $1
        AND ($2::text IS NULL OR status = $2)
        AND ($3::timestamptz IS NULL OR created_at >= $3)
