@@ -183,7 +183,11 @@ describe("@checkout-service/client against a real service (DESIGN §6)", () => {
       (await checkout.refunds.list(created.transactionId)).refunds.map((each) => each.refundId),
       [refund.refundId],
     );
-    const events = await checkout.events.list(created.transactionId);
+    // payment.refunded is written when the processor confirms the refund, which may come after the answer.
+    const events = await waitFor(async () => {
+      const listed = await checkout.events.list(created.transactionId);
+      return listed.length >= 2 ? listed : undefined;
+    });
     assert.deepEqual(
       events.map((event) => event.type),
       ["payment.completed", "payment.refunded"],
