@@ -15,6 +15,7 @@ describe("html templates", () => {
       '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;1<b>ok</b></p>',
     );
     assert.equal(html`${null}${undefined}${false}`.text, "");
+    assert.equal(html`${"plain text"}${"a&b"}`.text, "plain texta&amp;b", "the nothing-to-escape path");
   });
 });
 
@@ -23,6 +24,9 @@ describe("money", () => {
     assert.equal(money(123456, "usd"), "1,234.56 USD");
     assert.equal(money(5, "cad"), "0.05 CAD");
     assert.equal(money(0, "usd"), "0.00 USD");
+    assert.equal(money(99999, "usd"), "999.99 USD");
+    assert.equal(money(100000, "usd"), "1,000.00 USD");
+    assert.equal(money(-123456789012, "eur"), "-1,234,567,890.12 EUR");
   });
 
   it("reads a typed amount exactly, or refuses it", () => {
