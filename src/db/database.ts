@@ -1,5 +1,6 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import pg from "pg";
+import { preparedName } from "./prepared.ts";
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
 export interface Queryable {
@@ -72,6 +73,13 @@ export interface PostgresOptions {
   lockTimeoutMs?: number;
 }
 
+/** What `pg` sends: a statement marked `prepared` goes under its name, so the server keeps it. */
+const statement = (text: string, values: unknown[] = []): pg.QueryConfig => {
+  const name = preparedName(text);
+  // Without values and a name, pg sends the simple protocol, which also runs scripts (migrations).
+  return name ? { name, text, values } : { text, values };
+};
+
 export function postgresDatabase(connectionString: string, options: PostgresOptions = {}): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
   const pool = new pg.Pool({
@@ -89,7 +97,7 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
   pool.on("error", () => {});
   const query = async <Row>(sql: string, params?: unknown[]): Promise<Row[]> => {
     try {
-      const result = await pool.query(sql, params as unknown[]);
+      const result = await pool.query(statement(sql, params));
       return result.rows as Row[];
     } catch (error) {
       return translate(error);
@@ -112,7 +120,7 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
       const tx: Queryable = {
         async query<Row>(sql: string, params?: unknown[]) {
           try {
-            return (await client.query(sql, params as unknown[])).rows as Row[];
+            return (await client.query(statement(sql, params))).rows as Row[];
           } catch (error) {
             if (isConnectionError(error)) broken = true;
             return translate(error);

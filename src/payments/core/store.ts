@@ -2,6 +2,7 @@
 // row lock, look-ups, and what the fact path writes besides a status (reconciliation items,
 // refunds learnt from the processor).
 import type { Queryable } from "../../db/database.ts";
+import { prepared } from "../../db/prepared.ts";
 import type { Metadata } from "./metadata.ts";
 import type { Currency } from "./money.ts";
 import type { PaymentStatus } from "./status.ts";
@@ -210,16 +211,17 @@ export type PaymentResourceRow = Pick<
   | "paid_at_processor"
 >;
 
+const FIND_PAYMENT_RESOURCE = prepared(
+  `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE id = $1 AND group_id = $2`,
+);
+
 /** GET /api/v1/payments/:id reads only what it answers: fewer columns to send and parse. */
 export async function findPaymentResource(
   q: Queryable,
   groupId: string,
   id: string,
 ): Promise<PaymentResourceRow | undefined> {
-  const [row] = await q.query<PaymentResourceRow>(
-    `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE id = $1 AND group_id = $2`,
-    [id, groupId],
-  );
+  const [row] = await q.query<PaymentResourceRow>(FIND_PAYMENT_RESOURCE, [id, groupId]);
   return row;
 }
 
