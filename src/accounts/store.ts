@@ -1,5 +1,6 @@
 // Every statement on accounts, invites, page sessions, sign-in throttling and the audit log.
 import type { Queryable } from "../db/database.ts";
+import { prepared } from "../db/prepared.ts";
 
 export type AccountKind = "merchant" | "operator";
 export type Role = "owner" | "developer" | "viewer";
@@ -57,11 +58,11 @@ export async function findAccountByEmail(
   return row;
 }
 
+const FIND_ACCOUNT = prepared(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 AND removed_at IS NULL`);
+
+/** Every signed-in page view reads its account (requireSignIn): prepared. */
 export async function findAccount(q: Queryable, id: string): Promise<AccountRow | undefined> {
-  const [row] = await q.query<AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 AND removed_at IS NULL`,
-    [id],
-  );
+  const [row] = await q.query<AccountRow>(FIND_ACCOUNT, [id]);
   return row;
 }
 
@@ -241,13 +242,15 @@ export async function updateWebSession(
 }
 
 /** A live session's data: unexpired, its account not removed, and its password unchanged since. */
+const FIND_WEB_SESSION_DATA = prepared(
+  `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
+   WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL
+     AND s.credential_tag = ${CREDENTIAL_TAG_SQL}`,
+);
+
+/** Every page view behind sign-in looks its session up: prepared. */
 export async function findWebSessionData(q: Queryable, idHash: string): Promise<unknown> {
-  const [row] = await q.query<{ data: unknown }>(
-    `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
-     WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL
-       AND s.credential_tag = ${CREDENTIAL_TAG_SQL}`,
-    [idHash],
-  );
+  const [row] = await q.query<{ data: unknown }>(FIND_WEB_SESSION_DATA, [idHash]);
   return row?.data;
 }
 

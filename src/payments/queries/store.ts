@@ -1,5 +1,6 @@
 // Read-only statements: listings, history and totals.
 import type { Queryable } from "../../db/database.ts";
+import { prepared } from "../../db/prepared.ts";
 import type { Currency } from "../core/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
 import { type PaymentResourceRow, RESOURCE_COLUMNS } from "../core/store.ts";
@@ -19,6 +20,9 @@ export interface PaymentFilter {
 /**
  * A group's payments, newest first, by keyset so a page costs the same at any depth. The API's
  * list, the dashboard's and its CSV show no more than the resource's columns, so no more are read.
+ * The statement holds only the filters given, so each shape has one plan on its own index (the
+ * listing's, the status's or the email's). Every shape but a date range is prepared: its plan does
+ * not depend on the values; a range's selectivity does.
  */
 export function listPayments(
   q: Queryable,
@@ -26,28 +30,26 @@ export function listPayments(
   filter: PaymentFilter,
   limit: number,
 ): Promise<PaymentResourceRow[]> {
-  return q.query<PaymentResourceRow>(
-    `SELECT ${RESOURCE_COLUMNS} FROM payments
-     WHERE group_id = $1
-       AND ($2::text IS NULL OR status = $2)
-       AND ($3::timestamptz IS NULL OR created_at >= $3)
-       AND ($4::timestamptz IS NULL OR created_at < $4)
-       AND ($5::uuid IS NULL OR id = $5)
-       AND ($6::text IS NULL OR lower(customer_email) = lower($6))
-       AND ($7::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM payments WHERE id = $7))
-     ORDER BY created_at DESC, id DESC
-     LIMIT $8`,
-    [
-      groupId,
-      filter.status ?? null,
-      filter.from ?? null,
-      filter.to ?? null,
-      filter.transactionId ?? null,
-      filter.customerEmail ?? null,
-      filter.afterId ?? null,
-      limit,
-    ],
-  );
+  const params: unknown[] = [groupId];
+  const conditions = ["group_id = $1"];
+  const where = (condition: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.status) where((p) => `status = ${p}`, filter.status);
+  if (filter.from) where((p) => `created_at >= ${p}`, filter.from);
+  if (filter.to) where((p) => `created_at < ${p}`, filter.to);
+  if (filter.transactionId) where((p) => `id = ${p}::uuid`, filter.transactionId);
+  if (filter.customerEmail) where((p) => `lower(customer_email) = lower(${p}::text)`, filter.customerEmail);
+  if (filter.afterId)
+    where(
+      (p) => `(created_at, id) < (SELECT created_at, id FROM payments WHERE id = ${p}::uuid)`,
+      filter.afterId,
+    );
+  params.push(limit);
+  const sql = `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE ${conditions.join(" AND ")}
+     ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+  return q.query<PaymentResourceRow>(filter.from || filter.to ? sql : prepared(sql), params);
 }
 
 export interface StatusChangeRow {
