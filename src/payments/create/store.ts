@@ -1,5 +1,6 @@
 // The statements of Create Payment: choosing the SafeSite and writing the payment once.
 import type { Queryable } from "../../db/database.ts";
+import { prepared } from "../../db/prepared.ts";
 import type { Metadata } from "../core/metadata.ts";
 import type { Currency } from "../core/money.ts";
 
@@ -45,6 +46,21 @@ export function listActiveSafeSites(q: Queryable, groupId: string): Promise<Safe
   );
 }
 
+// Every create runs it: prepared.
+const INSERT_PAYMENT = prepared(
+  `WITH payment AS (
+       INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
+         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
+         processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21,
+         CASE WHEN $3 = 'failed' THEN now() END)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id, status
+     )
+     INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
+     SELECT id, NULL, status, $20 FROM payment`,
+);
+
 /**
  * Writes a payment once, in its first status: `processing` with the processor's checkout, or
  * `failed` when the processor refused it; with its first status-history row. A second write of
@@ -58,40 +74,27 @@ export async function insertPayment(
     | { status: "failed"; reason: string },
 ): Promise<void> {
   const processing = outcome.status === "processing";
-  await q.query(
-    `WITH payment AS (
-       INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
-         metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
-         processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21,
-         CASE WHEN $3 = 'failed' THEN now() END)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id, status
-     )
-     INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
-     SELECT id, NULL, status, $20 FROM payment`,
-    [
-      payment.plan.transactionId,
-      payment.groupId,
-      outcome.status,
-      payment.amount,
-      payment.currency,
-      payment.customerEmail,
-      payment.customerName,
-      payment.description,
-      payment.metadata && JSON.stringify(payment.metadata),
-      payment.successUrl,
-      payment.cancelUrl,
-      payment.webhookUrl,
-      payment.plan.safeSite.id,
-      payment.plan.safeSite.url,
-      payment.plan.linkToken,
-      payment.plan.expiresAt,
-      processing ? outcome.checkoutId : null,
-      processing ? outcome.checkoutUrl : null,
-      payment.processor,
-      processing ? "created" : outcome.reason,
-      payment.droppedWebhookHost,
-    ],
-  );
+  await q.query(INSERT_PAYMENT, [
+    payment.plan.transactionId,
+    payment.groupId,
+    outcome.status,
+    payment.amount,
+    payment.currency,
+    payment.customerEmail,
+    payment.customerName,
+    payment.description,
+    payment.metadata && JSON.stringify(payment.metadata),
+    payment.successUrl,
+    payment.cancelUrl,
+    payment.webhookUrl,
+    payment.plan.safeSite.id,
+    payment.plan.safeSite.url,
+    payment.plan.linkToken,
+    payment.plan.expiresAt,
+    processing ? outcome.checkoutId : null,
+    processing ? outcome.checkoutUrl : null,
+    payment.processor,
+    processing ? "created" : outcome.reason,
+    payment.droppedWebhookHost,
+  ]);
 }
