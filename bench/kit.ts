@@ -275,7 +275,11 @@ export async function createPayments(
   return created;
 }
 
-/** A dashboard user's session cookie: invited by the admin API, password set through the invite form. */
+/**
+ * A dashboard user's cookies, as a browser holds them after signing in: the session's and the CSRF
+ * secret's (set by the first page with a form, sent back with every later request). Invited by the
+ * admin API, password set through the invite form.
+ */
 export async function dashboardCookie(service: Service, groupId: string): Promise<string> {
   const invite = await fetch(`${service.url}/admin/v1/groups/${groupId}/users`, {
     method: "POST",
@@ -294,7 +298,7 @@ export async function dashboardCookie(service: Service, groupId: string): Promis
   });
   const session = accepted.headers.getSetCookie().find((cookie) => cookie.startsWith("checkout_session="));
   if (!session) throw new Error("could not sign the bench user in");
-  return session.split(";")[0] as string;
+  return `${session.split(";")[0]}; ${csrfCookie}`;
 }
 
 /** A Markdown table, columns padded to their widest cell. */
