@@ -1,5 +1,6 @@
 // Every statement on webhook_events, webhook_deliveries and webhook_attempts.
 import type { Queryable } from "../db/database.ts";
+import { prepared } from "../db/prepared.ts";
 
 /** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
 export const OUTBOX_CHANNEL = "webhook_outbox";
@@ -177,16 +178,9 @@ export interface ClaimRequest {
   sentTimestamp: string;
 }
 
-/**
- * One statement: read due rows, keep at most holdLimit held per receiver, lock the chosen ones
- * (skipping rows another dispatcher holds) and lease them. Only the chosen rows are locked: a row
- * lock is a write, and most of a backlog's due rows are past a receiver's budget. A row leased by
- * someone else between the read and the lock fails the recheck and is skipped. The row locks end
- * with the statement; the lease (locked_until) keeps others away until the attempt is recorded.
- */
-export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
-  return q.query<ClaimedDelivery>(
-    `WITH due AS (
+// Each dispatcher runs it many times a second while a backlog drains: prepared.
+const CLAIM_DUE_DELIVERIES = prepared(
+  `WITH due AS (
        SELECT id, destination, next_attempt_at
        FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
@@ -216,17 +210,26 @@ export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise
      WHERE d.id = locked.id AND e.id = d.event_id
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
        e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
-    [
-      request.limit,
-      request.saturated,
-      request.held.map(([destination]) => destination),
-      request.held.map(([, count]) => count),
-      request.leaseMs,
-      request.sentTimestamp,
-      request.holdLimit,
-      INTERRUPTED_ATTEMPT,
-    ],
-  );
+);
+
+/**
+ * One statement: read due rows, keep at most holdLimit held per receiver, lock the chosen ones
+ * (skipping rows another dispatcher holds) and lease them. Only the chosen rows are locked: a row
+ * lock is a write, and most of a backlog's due rows are past a receiver's budget. A row leased by
+ * someone else between the read and the lock fails the recheck and is skipped. The row locks end
+ * with the statement; the lease (locked_until) keeps others away until the attempt is recorded.
+ */
+export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  return q.query<ClaimedDelivery>(CLAIM_DUE_DELIVERIES, [
+    request.limit,
+    request.saturated,
+    request.held.map(([destination]) => destination),
+    request.held.map(([, count]) => count),
+    request.leaseMs,
+    request.sentTimestamp,
+    request.holdLimit,
+    INTERRUPTED_ATTEMPT,
+  ]);
 }
 
 /**
@@ -262,10 +265,9 @@ export interface AttemptRecord {
   retryDelayMs: number;
 }
 
-/** Attempts finishing together, written in one statement; each releases its delivery's lease. */
-export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord[]): Promise<void> {
-  await q.query(
-    `WITH results AS (
+// As often as the claim: prepared.
+const RECORD_ATTEMPTS = prepared(
+  `WITH results AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[])
          AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms)
      ), attempt AS (
@@ -280,17 +282,20 @@ export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord
        last_status_code = r.status_code,
        last_error = r.error
      FROM results r WHERE d.id = r.id`,
-    [
-      batch.map((entry) => entry.deliveryId),
-      batch.map((entry) => entry.attempt),
-      batch.map((entry) => entry.attemptedAt),
-      batch.map((entry) => entry.statusCode),
-      batch.map((entry) => entry.error),
-      batch.map((entry) => entry.durationMs),
-      batch.map((entry) => entry.state),
-      batch.map((entry) => entry.retryDelayMs),
-    ],
-  );
+);
+
+/** Attempts finishing together, written in one statement; each releases its delivery's lease. */
+export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord[]): Promise<void> {
+  await q.query(RECORD_ATTEMPTS, [
+    batch.map((entry) => entry.deliveryId),
+    batch.map((entry) => entry.attempt),
+    batch.map((entry) => entry.attemptedAt),
+    batch.map((entry) => entry.statusCode),
+    batch.map((entry) => entry.error),
+    batch.map((entry) => entry.durationMs),
+    batch.map((entry) => entry.state),
+    batch.map((entry) => entry.retryDelayMs),
+  ]);
 }
 
 export function listEventsOfTransaction(
