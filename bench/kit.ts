@@ -102,7 +102,7 @@ export function measureCpuOf(child: ChildProcess): void {
 }
 
 /** User + system CPU of a process and its threads, in ms (Linux; clock ticks are 10 ms). */
-function cpuMs(pid: number | undefined): number | undefined {
+export function cpuMs(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
@@ -189,12 +189,14 @@ export async function startProcessorStub(): Promise<Processor> {
 export async function startService(
   env: Record<string, string>,
   processor: Processor | ((serviceUrl: string) => Promise<Processor>),
+  /** The compiled service to start; another build's for an A/B comparison (bench/ab.ts). */
+  script = SERVICE_SCRIPT,
 ): Promise<Service> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const { url: sandboxUrl } = typeof processor === "function" ? await processor(url) : processor;
   const child = start(
-    SERVICE_SCRIPT,
+    script,
     {
       PORT: String(port),
       PROCESSOR: "stripe",
