@@ -20,6 +20,7 @@ import {
   dashboardCookie,
   freshDatabase,
   type Service,
+  seedPayments,
   startProcessorStub,
   startService,
   stop,
@@ -87,17 +88,8 @@ try {
     "SELECT id, url FROM safe_sites WHERE group_id = $1 AND is_active",
     [first.groupId],
   );
-  process.stderr.write("seeding 100,000 payments\n");
-  await db.query(
-    `INSERT INTO payments (id, group_id, status, amount, currency, customer_email, success_url, cancel_url,
-       safe_site_id, safe_site_url, link_token, expires_at, created_at)
-     SELECT gen_random_uuid(), $1, (ARRAY['succeeded','expired','failed','cancelled'])[1 + n % 4], 100 + n % 9900,
-       'usd', 'customer' || (n % 50000) || '@example.com', 'https://s.example', 'https://c.example', $2, $3,
-       md5(random()::text || n), now(), now() - make_interval(secs => n)
-     FROM generate_series(1, 100000) AS n`,
-    [first.groupId, site?.id, site?.url],
-  );
-  await db.query("VACUUM (ANALYZE) payments");
+  if (!site) throw new Error("the bench group has no active SafeSite");
+  await seedPayments(db, first.groupId, site, 100_000);
   const [payment] = await db.query<{ id: string }>("SELECT id FROM payments WHERE group_id = $1 LIMIT 1", [
     first.groupId,
   ]);

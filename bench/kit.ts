@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import type { Queryable } from "../src/db/database.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
 
 const args = new Set(process.argv.slice(2));
@@ -311,4 +312,32 @@ export function formatTable(rows: string[][]): string {
     `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
   const rule = `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`;
   return [line(rows[0] ?? []), rule, ...rows.slice(1).map(line)].join("\n");
+}
+
+/**
+ * `rows` finished payments of one group on one SafeSite, a second apart, newest now; 1 in 50,000
+ * customers' addresses repeat, so a search by email finds a few. Then vacuumed, as a table this
+ * size in production was long ago: not a fresh load autovacuum would walk while pages are measured.
+ */
+export async function seedPayments(
+  db: Queryable,
+  groupId: string,
+  site: { id: string; url: string },
+  rows: number,
+): Promise<void> {
+  process.stderr.write(`  seeding ${rows.toLocaleString("en-US")} payments\n`);
+  // In batches: each is one statement, well inside the statement timeout.
+  const batch = 100_000;
+  for (let first = 1; first <= rows; first += batch) {
+    await db.query(
+      `INSERT INTO payments (id, group_id, status, amount, currency, customer_email, success_url, cancel_url,
+         safe_site_id, safe_site_url, link_token, expires_at, created_at)
+       SELECT gen_random_uuid(), $1, (ARRAY['succeeded','expired','failed','cancelled'])[1 + n % 4], 100 + n % 9900,
+         'usd', 'customer' || (n % 50000) || '@example.com', 'https://s.example', 'https://c.example', $2, $3,
+         md5(random()::text || n), now(), now() - make_interval(secs => n)
+       FROM generate_series($4::int, $5::int) AS n`,
+      [groupId, site.id, site.url, first, Math.min(first + batch - 1, rows)],
+    );
+  }
+  await db.query("VACUUM (ANALYZE) payments");
 }

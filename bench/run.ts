@@ -35,6 +35,7 @@ import {
   QUICK,
   type Service,
   STRIPE_WEBHOOK_SECRET,
+  seedPayments,
   start,
   startProcessorStub,
   startSandbox,
@@ -311,23 +312,7 @@ async function dashboardScenario(service: Service, databaseUrl: string): Promise
       (await response.json()) as { data: { groupId: string; safeSites: { id: string; url: string }[] } }
     ).data;
     const site = group.safeSites[0] as { id: string; url: string };
-    process.stderr.write(`  seeding ${rows.toLocaleString("en-US")} payments\n`);
-    // In batches: each is one statement, well inside the statement timeout.
-    const batch = 100_000;
-    for (let first = 1; first <= rows; first += batch) {
-      await db.query(
-        `INSERT INTO payments (id, group_id, status, amount, currency, customer_email, success_url, cancel_url,
-           safe_site_id, safe_site_url, link_token, expires_at, created_at)
-         SELECT gen_random_uuid(), $1, (ARRAY['succeeded','expired','failed','cancelled'])[1 + n % 4], 100 + n % 9900,
-           'usd', 'customer' || (n % 50000) || '@example.com', 'https://s.example', 'https://c.example', $2, $3,
-           md5(random()::text || n), now(), now() - make_interval(secs => n)
-         FROM generate_series($4::int, $5::int) AS n`,
-        [group.groupId, site.id, site.url, first, Math.min(first + batch - 1, rows)],
-      );
-    }
-    // As a table this size is in production, long since vacuumed: not a fresh load autovacuum would
-    // be walking through while the pages are measured.
-    await db.query("VACUUM (ANALYZE) payments");
+    await seedPayments(db, group.groupId, site, rows);
     const [deep] = await db.query<{ id: string }>(
       "SELECT id FROM payments WHERE group_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1",
       [group.groupId, rows - 100],
