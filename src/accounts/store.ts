@@ -241,14 +241,16 @@ export async function updateWebSession(
   ]);
 }
 
-/** A live session's data: unexpired, its account not removed, and its password unchanged since. */
 const FIND_WEB_SESSION_DATA = prepared(
   `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
    WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL
      AND s.credential_tag = ${CREDENTIAL_TAG_SQL}`,
 );
 
-/** Every page view behind sign-in looks its session up: prepared. */
+/**
+ * A live session's data: unexpired, its account not removed, and its password unchanged since.
+ * Every page view behind sign-in looks its session up: prepared.
+ */
 export async function findWebSessionData(q: Queryable, idHash: string): Promise<unknown> {
   const [row] = await q.query<{ data: unknown }>(FIND_WEB_SESSION_DATA, [idHash]);
   return row?.data;

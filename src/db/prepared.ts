@@ -5,8 +5,10 @@
 //
 // Only for statements whose best plan does not depend on the values bound to them (lookups by a
 // key, writes by id): after five executions PostgreSQL may keep one generic plan for all values.
-// A statement with optional filters (`$2 IS NULL OR …`) stays a one-off. The embedded database is
-// one connection in process and runs these texts as they are.
+// One whose plan does (a date range, whose selectivity varies) stays a one-off. Name the columns:
+// a migration that adds one would change a prepared `SELECT *`'s result, which PostgreSQL refuses
+// ("cached plan must not change result type") on every connection that prepared it. The embedded
+// database is one connection in process and runs these texts as they are.
 
 const names = new Map<string, string>();
 
