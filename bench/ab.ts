@@ -1,4 +1,4 @@
-// npm run bench:ab -- --base=REV [--path=/dashboard/payments] [--post] [--rounds=8] [--seconds=2]
+// npm run bench:ab -- --base=REV [--path=/dashboard/payments] [--post] [--drain] [--rounds=8] [--seconds=2]
 // Two builds of the service side by side on one PostgreSQL database: REV's (built into .ab/REV)
 // and the working tree's (dist/, built first), both started with this tree's `npm start` flags. Each is loaded in turn, the order alternating, for
 // --rounds rounds: the VM's drift from one minute to the next falls on both alike, which two runs
@@ -6,21 +6,27 @@
 // per request of the service and of PostgreSQL, each round's p99 and the peak RSS.
 //
 // Paths: /api/v1/payments/{id} (a seeded payment's get), /api/v1/payments/create with --post, or
-// any page under /dashboard (as a signed-in user). REV's dependencies are this tree's node_modules.
+// any page under /dashboard (as a signed-in user). With --drain, each build gets its own database
+// and, each round, a backlog of webhook deliveries (--count, 3,000) to drain into one receiver.
+// REV's dependencies are this tree's node_modules.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { postgresDatabase } from "../src/db/database.ts";
+import { freePort, waitUntilUp } from "./harness.ts";
 import {
   CONNECTIONS,
   children,
   cpuMs,
   createBody,
+  createPayments,
   dashboardCookie,
+  drainBacklog,
   freshDatabase,
   type Service,
   seedPayments,
+  start,
   startProcessorStub,
   startService,
   stop,
@@ -31,11 +37,15 @@ const option = (name: string) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const base = option("base");
 if (!base)
-  throw new Error("usage: npm run bench:ab -- --base=REV [--path=…] [--post] [--rounds=8] [--seconds=2]");
+  throw new Error(
+    "usage: npm run bench:ab -- --base=REV [--path=…] [--post] [--drain [--count=3000]] [--rounds=8] [--seconds=2]",
+  );
 const path = option("path") ?? "/api/v1/payments/{id}";
 const post = process.argv.includes("--post");
 const rounds = Number(option("rounds") ?? 8);
 const seconds = Number(option("seconds") ?? 2);
+const drain = process.argv.includes("--drain");
+const backlog = Number(option("count") ?? 3000);
 
 function run(command: string, args: string[], cwd = "."): string {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
@@ -75,6 +85,10 @@ const peakRssMb = (service: Service) =>
 
 const baseScript = buildBase(base);
 run("npm", ["run", "build"]);
+if (drain) {
+  await compareDrains();
+  process.exit(0);
+}
 const database = await freshDatabase();
 const stub = await startProcessorStub();
 try {
@@ -144,4 +158,68 @@ try {
 } finally {
   for (const child of children) await stop(child);
   await database.drop();
+}
+
+/**
+ * Each build drains a backlog of deliveries from its own database (two dispatchers on one database
+ * would share the backlog) into one receiver, in alternating rounds.
+ */
+async function compareDrains(): Promise<void> {
+  const stub = await startProcessorStub();
+  const receiverPort = await freePort();
+  start("bench/receiver.ts", { PORT: String(receiverPort) });
+  await waitUntilUp(`http://127.0.0.1:${receiverPort}/`);
+  const databases = [await freshDatabase(), await freshDatabase()];
+  try {
+    const sides = await Promise.all(
+      [
+        { name: `A ${base}`, script: baseScript },
+        { name: "B working tree", script: undefined },
+      ].map(async ({ name, script }, index) => {
+        const database = databases[index] as (typeof databases)[number];
+        const service = await startService({ DATABASE_URL: database.url }, stub, script);
+        const [payment] = await createPayments(service, 1);
+        if (!payment) throw new Error(`${name}: could not create the payment the webhooks are about`);
+        return {
+          name,
+          service,
+          db: postgresDatabase(database.url, { max: 2 }),
+          about: { groupId: service.groupId, paymentId: payment.id },
+          delivered: 0,
+          drainMs: 0,
+          serviceMs: 0,
+          postgresMs: 0,
+          rates: [] as number[],
+        };
+      }),
+    );
+    for (let round = -1; round < rounds; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const serviceBefore = cpuMs(side.service.child.pid) ?? 0;
+        const postgresBefore = postgresCpuMs();
+        const path = `/${side.service.child.pid}/${round}`;
+        const { rate } = await drainBacklog(side.db, receiverPort, path, backlog, side.about);
+        // Round -1 warms both up and is not counted.
+        if (round < 0) continue;
+        side.serviceMs += (cpuMs(side.service.child.pid) ?? 0) - serviceBefore;
+        side.postgresMs += postgresCpuMs() - postgresBefore;
+        side.delivered += backlog;
+        side.rates.push(rate);
+      }
+    }
+    console.log(`webhook drain, ${rounds} alternating rounds of ${backlog} deliveries`);
+    for (const side of sides) {
+      const perDelivery = (ms: number) => Math.round((ms * 1000) / side.delivered);
+      const sorted = [...side.rates].sort((a, b) => a - b);
+      console.log(
+        `${side.name}: median ${sorted[Math.floor(sorted.length / 2)]}/s (${side.rates.join(" ")}); ` +
+          `CPU µs/delivery: service ${perDelivery(side.serviceMs)}, PostgreSQL ${perDelivery(side.postgresMs)}; ` +
+          `peak RSS ${peakRssMb(side.service)} MB`,
+      );
+      await side.db.close();
+    }
+  } finally {
+    for (const child of children) await stop(child);
+    for (const database of databases) await database.drop();
+  }
 }

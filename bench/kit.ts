@@ -7,6 +7,8 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import type { Queryable } from "../src/db/database.ts";
+import { destinationOf } from "../src/webhooks/outbox.ts";
+import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
 
 const args = new Set(process.argv.slice(2));
@@ -340,4 +342,67 @@ export async function seedPayments(
     );
   }
   await db.query("VACUUM (ANALYZE) payments");
+}
+
+/** A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement. */
+export function queueWebhooks(db: Queryable, groupId: string, paymentId: string, url: string, count: number) {
+  return insertEventsWithDeliveries(
+    db,
+    {
+      groupId,
+      transactionId: paymentId,
+      event: "payment.failed",
+      status: "cancelled",
+      payload: { event: "payment.failed", transactionId: paymentId, status: "cancelled", metadata: {} },
+    },
+    { url, destination: destinationOf(url) },
+    count,
+  );
+}
+
+/** Deliveries to `url` the receiver acknowledged. */
+export async function deliveredTo(db: Queryable, url: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
+    [url],
+  );
+  return Number(row?.n);
+}
+
+/** How many POSTs the bench receiver on `port` has answered on `path`. */
+export async function receivedAt(port: number, path: string): Promise<number> {
+  const answer = await fetch(`http://127.0.0.1:${port}${path}`);
+  return ((await answer.json()) as { received: number }).received;
+}
+
+/**
+ * Queues `count` deliveries (about one payment of one group) to the receiver's `path` and times their drain: from the backlog's
+ * commit (no dispatcher can see it earlier) until every outcome is recorded. While the drain runs
+ * the bench asks the receiver, not the database it is measuring, how far it has got.
+ */
+export async function drainBacklog(
+  db: Queryable,
+  port: number,
+  path: string,
+  count: number,
+  about: { groupId: string; paymentId: string },
+): Promise<{ rate: number }> {
+  const url = `http://127.0.0.1:${port}${path}`;
+  const queueStarted = performance.now();
+  await queueWebhooks(db, about.groupId, about.paymentId, url, count);
+  const started = performance.now();
+  const deadline = Date.now() + 120_000;
+  const waitFor = async (done: () => Promise<boolean>) => {
+    while (!(await done())) {
+      if (Date.now() > deadline) throw new Error(`the backlog on ${path} was not delivered in time`);
+      await sleep(10);
+    }
+  };
+  await waitFor(async () => (await receivedAt(port, path)) >= count);
+  await waitFor(async () => (await deliveredTo(db, url)) >= count);
+  const seconds = (performance.now() - started) / 1000;
+  process.stderr.write(
+    `  ${path}: ${count} queued in ${Math.round(started - queueStarted)} ms, drained in ${Math.round(seconds * 1000)} ms\n`,
+  );
+  return { rate: Math.round(count / seconds) };
 }

@@ -11,9 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Stripe from "stripe";
-import { type Database, postgresDatabase } from "../src/db/database.ts";
-import { destinationOf } from "../src/webhooks/outbox.ts";
-import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
+import { postgresDatabase } from "../src/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   ADMIN_TOKEN,
@@ -25,6 +23,8 @@ import {
   createScenario,
   DURATION_S,
   dashboardCookie,
+  deliveredTo,
+  drainBacklog,
   type Figure,
   figures,
   formatTable,
@@ -33,6 +33,8 @@ import {
   outcome,
   type Processor,
   QUICK,
+  queueWebhooks,
+  receivedAt,
   type Service,
   STRIPE_WEBHOOK_SECRET,
   seedPayments,
@@ -59,31 +61,6 @@ const ONLY = [...args]
   .split(",");
 const wants = (part: string) => !ONLY || ONLY.includes(part);
 
-/** A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement. */
-function queueWebhooks(db: Database, groupId: string, paymentId: string, url: string, count: number) {
-  return insertEventsWithDeliveries(
-    db,
-    {
-      groupId,
-      transactionId: paymentId,
-      event: "payment.failed",
-      status: "cancelled",
-      payload: { event: "payment.failed", transactionId: paymentId, status: "cancelled", metadata: {} },
-    },
-    { url, destination: destinationOf(url) },
-    count,
-  );
-}
-
-/** Deliveries to `url` the receiver acknowledged. */
-async function deliveredTo(db: Database, url: string): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE url = $1 AND state = 'succeeded'",
-    [url],
-  );
-  return Number(row?.n);
-}
-
 async function webhookScenario(service: Service, databaseUrl: string): Promise<void> {
   const receiverPort = await freePort();
   const receiver = start("bench/receiver.ts", { PORT: String(receiverPort) });
@@ -102,12 +79,11 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
   };
 
   // Throughput: a backlog drained as fast as the dispatcher goes.
-  const drainUrl = `http://127.0.0.1:${receiverPort}/drain`;
   const backlog = QUICK ? 3000 : 10000;
-  const started = performance.now();
-  await queue(drainUrl, backlog);
-  await waitDelivered(drainUrl, backlog);
-  const drainRate = Math.round(backlog / ((performance.now() - started) / 1000));
+  const about = { groupId: service.groupId, paymentId: payment.id };
+  // A first, smaller backlog warms the dispatcher up as WARMUP_S warms the HTTP scenarios.
+  await drainBacklog(db, receiverPort, "/warmup", Math.ceil(backlog / 3), about);
+  const drainRate = (await drainBacklog(db, receiverPort, "/drain", backlog, about)).rate;
 
   // The baseline: the same bodies, signed, posted by a bare undici loop to the same receiver at the
   // dispatcher's concurrency towards one destination (WEBHOOK_CONCURRENCY / 4 = 16).
@@ -218,19 +194,12 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
       if (!payment) throw new Error("could not create the payment the webhooks are about");
       const url = `http://127.0.0.1:${receiverPort}/multi`;
       const backlog = QUICK ? 3000 : 10000;
-      const started = performance.now();
-      await queueWebhooks(db, first.groupId, payment.id, url, backlog);
-      const deadline = Date.now() + 120_000;
-      const delivered = () => deliveredTo(db, url);
-      while ((await delivered()) < backlog) {
-        if (Date.now() > deadline)
-          throw new Error("the three dispatchers did not deliver the backlog in time");
-        await sleep(20);
-      }
-      const rate = Math.round(backlog / ((performance.now() - started) / 1000));
-      const received = (
-        (await (await fetch(`http://127.0.0.1:${receiverPort}/`)).json()) as { received: number }
-      ).received;
+      const { rate } = await drainBacklog(db, receiverPort, "/multi", backlog, {
+        groupId: first.groupId,
+        paymentId: payment.id,
+      });
+      // Counted after the last outcome was recorded: a delivery sent twice would show here.
+      const received = await receivedAt(receiverPort, "/multi");
       const [attempts] = await db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.url = $1",
         [url],
