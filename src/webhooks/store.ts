@@ -184,7 +184,10 @@ const CLAIM_DUE_DELIVERIES = prepared(
        SELECT id, destination, next_attempt_at
        FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-         AND NOT (destination = ANY($2::text[]))
+         -- Concatenated so the planner has no statistics for it: with one receiver holding most
+         -- pending rows (one merchant's backlog), it would rate every row as saturated and sort a
+         -- seq scan of the backlog instead of reading the due index in order.
+         AND NOT ((destination || '') = ANY($2::text[]))
        ORDER BY next_attempt_at
        LIMIT $1
      ), ranked AS (
@@ -193,8 +196,9 @@ const CLAIM_DUE_DELIVERIES = prepared(
        FROM due LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
      ), locked AS (
        SELECT d.id, d.attempts, d.locked_until IS NOT NULL AS interrupted
-       FROM ranked JOIN webhook_deliveries d ON d.id = ranked.id
-       WHERE ranked.slot <= $7
+       FROM webhook_deliveries d
+       -- Ids as an array: primary-key lookups, where a join was planned as a hash over a seq scan.
+       WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= $7))
          AND d.state = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
        FOR UPDATE OF d SKIP LOCKED
      ), interrupted AS (
@@ -206,8 +210,8 @@ const CLAIM_DUE_DELIVERIES = prepared(
        locked_until = now() + make_interval(secs => $5::double precision / 1000),
        attempts = d.attempts + 1,
        sent_timestamp = COALESCE(d.sent_timestamp, $6)
-     FROM locked, webhook_events e JOIN groups g ON g.id = e.group_id
-     WHERE d.id = locked.id AND e.id = d.event_id
+     FROM webhook_events e JOIN groups g ON g.id = e.group_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
        e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
 );
