@@ -235,7 +235,9 @@ export class WebhookDispatcher {
         this.heldTotal -= 1;
         this.active.delete(attempt);
         if (!this.stopped) this.startWaiting();
-        this.wake();
+        // Refilled in batches: a claim per finished attempt would be a statement per delivery.
+        // New deliveries wake the dispatcher themselves (NOTIFY), retries by their timers.
+        if ((this.waiting.get(destination)?.length ?? 0) <= this.perDestinationLimit) this.wake();
       });
     this.active.add(attempt);
   }
