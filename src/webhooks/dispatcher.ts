@@ -22,6 +22,13 @@ const REVEALED_CACHE_SIZE = 1000;
 /** Deliveries held per receiver (in flight and waiting), as a multiple of its in-flight limit. */
 const HOLD_FACTOR = 4;
 
+/**
+ * A receiver is refilled once it holds no more than this multiple of its in-flight limit (one
+ * slot-load waiting), and until then its due rows are left out of claims: a slow receiver's
+ * backlog, older than everyone else's deliveries, would otherwise fill every claim's scan.
+ */
+const REFILL_FACTOR = 2;
+
 /** Past the timeout, the least lease a waiting delivery must have left to be sent rather than given back. */
 const LEASE_MARGIN_MS = 5_000;
 
@@ -157,19 +164,27 @@ export class WebhookDispatcher {
   }
 
   private claim(limit: number): Promise<ClaimedDelivery[]> {
-    const holdLimit = HOLD_FACTOR * this.perDestinationLimit;
-    const held = [...this.inFlightByDestination].map(([destination, count]): [string, number] => [
+    const held = [...this.inFlightByDestination.keys()].map((destination): [string, number] => [
       destination,
-      count + (this.waiting.get(destination)?.length ?? 0),
+      this.heldBy(destination),
     ]);
     return claimDueDeliveries(this.options.db, {
       limit,
-      saturated: held.filter(([, count]) => count >= holdLimit).map(([destination]) => destination),
+      saturated: held.filter(([, count]) => !this.wantsRefill(count)).map(([destination]) => destination),
       held,
-      holdLimit,
+      holdLimit: HOLD_FACTOR * this.perDestinationLimit,
       leaseMs: this.leaseMs,
       sentTimestamp: new Date().toISOString(),
     });
+  }
+
+  /** In flight and waiting. */
+  private heldBy(destination: string): number {
+    return (this.inFlightByDestination.get(destination) ?? 0) + (this.waiting.get(destination)?.length ?? 0);
+  }
+
+  private wantsRefill(held: number): boolean {
+    return held <= REFILL_FACTOR * this.perDestinationLimit;
   }
 
   private get leaseMs(): number {
@@ -237,7 +252,7 @@ export class WebhookDispatcher {
         if (!this.stopped) this.startWaiting();
         // Refilled in batches: a claim per finished attempt would be a statement per delivery.
         // New deliveries wake the dispatcher themselves (NOTIFY), retries by their timers.
-        if ((this.waiting.get(destination)?.length ?? 0) <= this.perDestinationLimit) this.wake();
+        if (this.wantsRefill(this.heldBy(destination))) this.wake();
       });
     this.active.add(attempt);
   }

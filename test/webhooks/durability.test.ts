@@ -211,6 +211,37 @@ describe("webhook durability and fairness", () => {
     }
   });
 
+  it("a slow receiver's backlog, longer than a claim reads, does not hold back the others", async () => {
+    const slow = new Receiver({
+      "/hook": async () => {
+        await sleep(400);
+        return 200;
+      },
+    });
+    const fast = new Receiver({ "/hook": () => 200 });
+    await slow.start();
+    await fast.start();
+    // Four in flight at most: a claim reads at most 16 due rows, and the slow host's 60 come first.
+    const service = await startTestService({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_CONCURRENCY: "4" });
+    try {
+      const group = await service.createGroup();
+      await queueDeliveries(service, group, `${slow.url}/hook`, 60);
+      // Mid-drain, with some of the slow host's claims done: not when its hold happens to be full.
+      await waitFor(async () => (slow.received.length >= 3 ? true : undefined), 3000, "slow host started");
+      await queueDeliveries(service, group, `${fast.url}/hook`, 5);
+      await waitFor(
+        async () => (fast.received.length === 5 ? true : undefined),
+        3000,
+        "fast receiver served",
+      );
+      assert.ok(slow.received.length < 20, `slow receiver had ${slow.received.length} meanwhile`);
+    } finally {
+      await service.close();
+      await slow.stop();
+      await fast.stop();
+    }
+  });
+
   it("one slow receiver cannot starve the others", async () => {
     const slow = new Receiver({
       "/hook": async () => {
