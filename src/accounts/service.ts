@@ -30,6 +30,7 @@ import {
   removeAccount,
   resetPasswordChecks,
   revokeOpenInvites,
+  type SessionAccount,
   setFirstPassword,
   setPasswordHash,
   takePasswordCheck,
@@ -38,7 +39,7 @@ import {
   useReset,
 } from "./store.ts";
 
-export type { AccountKind, Role } from "./store.ts";
+export type { AccountKind, Role, SessionAccount } from "./store.ts";
 export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 
 /** DESIGN §5: single use, 72 hours. */
@@ -77,7 +78,7 @@ export interface AuditContext {
   address: string | null;
 }
 
-const toPrincipal = (row: AccountRow, operatorsRequire2fa: boolean): Principal => ({
+const toPrincipal = (row: SessionAccount, operatorsRequire2fa: boolean): Principal => ({
   accountId: row.id,
   kind: row.kind,
   email: row.email,
@@ -336,6 +337,11 @@ export class AccountsService {
   async principal(accountId: string): Promise<Principal | undefined> {
     const row = UUID_PATTERN.test(accountId) ? await findAccount(this.db, accountId) : undefined;
     return row && toPrincipal(row, this.operatorsRequire2fa);
+  }
+
+  /** The same, from the account read with the request's session (`findWebSession`). */
+  principalOf(account: SessionAccount): Principal {
+    return toPrincipal(account, this.operatorsRequire2fa);
   }
 
   /** Ends every other session of the account, since whoever knew the old password may hold one. */

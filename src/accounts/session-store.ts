@@ -5,7 +5,13 @@ import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
 import type { Database } from "../db/database.ts";
 import { hexDigest } from "../http/secret-hash.ts";
-import { deleteWebSession, findWebSessionData, insertWebSession, updateWebSession } from "./store.ts";
+import {
+  deleteWebSession,
+  findWebSession,
+  insertWebSession,
+  type SessionAccount,
+  updateWebSession,
+} from "./store.ts";
 
 type Callback = (error?: unknown) => void;
 
@@ -13,6 +19,8 @@ interface StoredSession {
   accountId?: string;
   /** Set by sign-in on the new session only; never stored. */
   signingIn?: boolean;
+  /** The account as it is now, read with the session on each request; never stored. */
+  account?: SessionAccount;
   address?: string;
   userAgent?: string;
   cookie: { expires?: Date | string | null };
@@ -21,7 +29,7 @@ interface StoredSession {
 export function databaseSessionStore(db: Database, maxAgeMs: number): SessionStore {
   return {
     set(sessionId: string, session: unknown, callback: Callback) {
-      const { signingIn, ...data } = session as StoredSession;
+      const { signingIn, account, ...data } = session as StoredSession;
       if (!data.accountId) {
         callback();
         return;
@@ -46,8 +54,8 @@ export function databaseSessionStore(db: Database, maxAgeMs: number): SessionSto
       saved.then(() => callback(), callback);
     },
     get(sessionId: string, callback: (error: unknown, session?: unknown) => void) {
-      findWebSessionData(db, hexDigest(sessionId)).then(
-        (data) => callback(null, data ?? null),
+      findWebSession(db, hexDigest(sessionId)).then(
+        (found) => callback(null, found ? { ...(found.data as object), account: found.account } : null),
         (error) => callback(error),
       );
     },

@@ -18,10 +18,15 @@ export interface AccountRow {
   group_requires_two_factor: boolean;
 }
 
-/** An account's columns, with its group's two-factor requirement; `a` is the table's alias. */
-const accountColumns = (a = "") =>
-  `${a}id, ${a}kind, ${a}group_id, ${a}role, ${a}email, ${a}password_hash, ${a}created_at, ${a}totp_enabled_at,
+/** What a signed-in page needs of its account, read with its session: no password hash. */
+export type SessionAccount = Omit<AccountRow, "password_hash" | "created_at">;
+
+/** A SessionAccount's columns, with its group's two-factor requirement; `a` is the table's alias. */
+const sessionAccountColumns = (a = "") =>
+  `${a}id, ${a}kind, ${a}group_id, ${a}role, ${a}email, ${a}totp_enabled_at,
    COALESCE((SELECT g.require_two_factor FROM groups g WHERE g.id = ${a}group_id), false) AS group_requires_two_factor`;
+/** An account's columns. */
+const accountColumns = (a = "") => `${a}password_hash, ${a}created_at, ${sessionAccountColumns(a)}`;
 const ACCOUNT_COLUMNS = accountColumns();
 
 /** A new account, or the existing one when an invite is sent again to someone not yet signed up. */
@@ -241,19 +246,25 @@ export async function updateWebSession(
   ]);
 }
 
-const FIND_WEB_SESSION_DATA = prepared(
-  `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
+const FIND_WEB_SESSION = prepared(
+  `SELECT s.data, ${sessionAccountColumns("a.")}
+   FROM web_sessions s JOIN accounts a ON a.id = s.account_id
    WHERE s.id_hash = $1 AND s.expires_at > now() AND a.removed_at IS NULL
      AND s.credential_tag = ${CREDENTIAL_TAG_SQL}`,
 );
 
 /**
- * A live session's data: unexpired, its account not removed, and its password unchanged since.
- * Every page view behind sign-in looks its session up: prepared.
+ * A live session's data (unexpired, its account not removed, its password unchanged since) and
+ * its account as it is now, in one statement: every page view behind sign-in needs both.
  */
-export async function findWebSessionData(q: Queryable, idHash: string): Promise<unknown> {
-  const [row] = await q.query<{ data: unknown }>(FIND_WEB_SESSION_DATA, [idHash]);
-  return row?.data;
+export async function findWebSession(
+  q: Queryable,
+  idHash: string,
+): Promise<{ data: unknown; account: SessionAccount } | undefined> {
+  const [row] = await q.query<SessionAccount & { data: unknown }>(FIND_WEB_SESSION, [idHash]);
+  if (!row) return undefined;
+  const { data, ...account } = row;
+  return { data, account };
 }
 
 /** After a password change, the session that made it keeps working with the new password. */

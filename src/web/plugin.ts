@@ -5,7 +5,7 @@ import csrf from "@fastify/csrf-protection";
 import formbody from "@fastify/formbody";
 import session from "@fastify/session";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AccountKind, AccountsService, Principal } from "../accounts/service.ts";
+import type { AccountKind, AccountsService, Principal, SessionAccount } from "../accounts/service.ts";
 import { databaseSessionStore } from "../accounts/session-store.ts";
 import type { Database } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS, toApiError } from "../http/error-handler.ts";
@@ -19,6 +19,8 @@ declare module "fastify" {
     accountId?: string;
     /** The request that signed in: its save makes the session row (the store never stores this). */
     signingIn?: boolean;
+    /** The account as it is now, read by the store with the session (and never stored). */
+    account?: SessionAccount;
     address?: string;
     userAgent?: string;
     flash?: Flash | undefined;
@@ -152,8 +154,8 @@ export function assetRoutes(app: FastifyInstance): void {
 export function requireSignIn(accounts: AccountsService, kind: AccountKind) {
   const login = kind === "merchant" ? "/dashboard/login" : "/operator/login";
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const accountId = request.session.accountId;
-    const principal = accountId ? await accounts.principal(accountId) : undefined;
+    const { account } = request.session;
+    const principal = account ? accounts.principalOf(account) : undefined;
     if (!principal || principal.kind !== kind) {
       return reply.redirect(login, 303);
     }

@@ -322,6 +322,26 @@ describe("dashboard accounts and sessions", () => {
       );
     });
 
+    it("never stores the account it reads with the session, even when the session is saved again", async () => {
+      const client = await signedInUser(service, group, "stored-session@example.com", "viewer");
+      await client.get("/dashboard/account");
+      // A refused change leaves a message in the session: the session is written again.
+      await client.post("/dashboard/account/password", {
+        current: "not it",
+        password: "another long password",
+      });
+      assert.match((await client.get("/dashboard/account")).text, /current password is not right/);
+      const rows = await service.services.db.query<{ data: Record<string, unknown> }>(
+        `SELECT s.data FROM web_sessions s JOIN accounts a ON a.id = s.account_id
+         WHERE a.email = 'stored-session@example.com'`,
+      );
+      assert.ok(rows.length > 0);
+      for (const { data } of rows) {
+        assert.equal(data.account, undefined);
+        assert.doesNotMatch(JSON.stringify(data), /stored-session@example\.com|totp|password/);
+      }
+    });
+
     it("keeps only a hash of the session id in the database", async () => {
       const client = await signedInUser(service, group, "hashed-session@example.com", "viewer");
       const cookie = decodeURIComponent(client.cookies.get("checkout_session") ?? "");
