@@ -167,7 +167,7 @@ export interface ClaimedDelivery {
 
 export interface ClaimRequest {
   limit: number;
-  /** Receivers this dispatcher already holds its budget for: skipped. */
+  /** Receivers this dispatcher holds enough for until their next refill: their rows are skipped. */
   saturated: string[];
   /** Deliveries this dispatcher holds per receiver (in flight or waiting for a slot), counted against its budget. */
   held: [destination: string, count: number][];
