@@ -81,6 +81,8 @@ export class WebhookDispatcher {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private claiming: Promise<void> | undefined;
   private wakeRequested = false;
+  /** A receiver fell to its refill mark while a claim was running. */
+  private refillRequested = false;
   private wakeScheduled = false;
   private pendingResults: PendingResult[] = [];
   private flushScheduled = false;
@@ -135,7 +137,7 @@ export class WebhookDispatcher {
       const run: Promise<void> = this.claimAndSend().finally(() => {
         this.claiming = undefined;
         // A wake-up that came as the last claim ended.
-        if (this.wakeRequested) this.wake();
+        if (this.claimAgain()) this.wake();
       });
       this.claiming = run;
     });
@@ -145,6 +147,7 @@ export class WebhookDispatcher {
     try {
       do {
         this.wakeRequested = false;
+        this.refillRequested = false;
         const free = HOLD_FACTOR * this.config.webhookConcurrency - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
@@ -157,10 +160,30 @@ export class WebhookDispatcher {
         this.startWaiting();
         // A full batch suggests more are due.
         if (claimed.length === free) this.wakeRequested = true;
-      } while (this.wakeRequested && !this.stopped);
+      } while (this.claimAgain() && !this.stopped);
     } catch (error) {
       this.log.warn({ err: error }, "webhook claim failed; retrying on the next poll");
     }
+  }
+
+  /**
+   * Whether a wake-up came during the last claim. A receiver that asked for a refill meanwhile
+   * counts only if it still wants one: the claim may have refilled it, and a second claim would
+   * then scan the due rows of every receiver it leaves out, for nothing.
+   */
+  private claimAgain(): boolean {
+    if (this.wakeRequested) return true;
+    if (!this.refillRequested) return false;
+    for (const destination of this.inFlightByDestination.keys()) {
+      if (this.wantsRefill(this.heldBy(destination))) return true;
+    }
+    return false;
+  }
+
+  /** A finished attempt left its receiver at its refill mark. */
+  private askRefill(): void {
+    if (this.claiming) this.refillRequested = true;
+    else this.wake();
   }
 
   private claim(limit: number): Promise<ClaimedDelivery[]> {
@@ -252,7 +275,7 @@ export class WebhookDispatcher {
         if (!this.stopped) this.startWaiting();
         // Refilled in batches: a claim per finished attempt would be a statement per delivery.
         // New deliveries wake the dispatcher themselves (NOTIFY), retries by their timers.
-        if (this.wantsRefill(this.heldBy(destination))) this.wake();
+        if (this.wantsRefill(this.heldBy(destination))) this.askRefill();
       });
     this.active.add(attempt);
   }
