@@ -56,6 +56,13 @@ export class WebhookSender {
   async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    // A timer cleared when the exchange ends: AbortSignal.timeout's stays pending for the whole
+    // timeout, one per delivery, each with a weak reference for the collector to track.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+      this.options.timeoutMs,
+    ).unref();
     try {
       const target = new URL(url);
       refuseLiteralPrivateAddress(target, this.options.allowedPrivateHosts);
@@ -67,7 +74,7 @@ export class WebhookSender {
           ? this.exempt
           : this.guarded,
         // The whole exchange, headers and body, must fit in the timeout (spec §6.3 rules 1, 4).
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: deadline.signal,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
       });
@@ -100,6 +107,8 @@ export class WebhookSender {
           : `${reason.code ?? reason.name}: ${reason.message}`,
         durationMs: elapsed(),
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
