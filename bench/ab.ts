@@ -186,7 +186,6 @@ async function compareDrains(): Promise<void> {
           db: postgresDatabase(database.url, { max: 2 }),
           about: { groupId: service.groupId, paymentId: payment.id },
           delivered: 0,
-          drainMs: 0,
           serviceMs: 0,
           postgresMs: 0,
           rates: [] as number[],

@@ -376,9 +376,10 @@ export async function receivedAt(port: number, path: string): Promise<number> {
 }
 
 /**
- * Queues `count` deliveries (about one payment of one group) to the receiver's `path` and times their drain: from the backlog's
- * commit (no dispatcher can see it earlier) until every outcome is recorded. While the drain runs
- * the bench asks the receiver, not the database it is measuring, how far it has got.
+ * Queues `count` deliveries (about one payment of one group) to the receiver's `path` and times
+ * their drain: from the backlog's commit (no dispatcher can see it earlier) until every outcome is
+ * recorded. While the drain runs the bench asks the receiver, not the database it is measuring,
+ * how far it has got.
  */
 export async function drainBacklog(
   db: Queryable,
