@@ -194,13 +194,20 @@ const CLAIM_DUE_DELIVERIES = prepared(
        SELECT due.id,
          row_number() OVER (PARTITION BY due.destination ORDER BY due.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
        FROM due LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
-     ), locked AS (
-       SELECT d.id, d.attempts, d.locked_until IS NOT NULL AS interrupted
+     ), chosen AS (
+       SELECT d.id, d.attempts, d.state, d.next_attempt_at, d.locked_until
        FROM webhook_deliveries d
        -- Ids as an array: primary-key lookups, where a join was planned as a hash over a seq scan.
+       -- Checked after locking, not here: with the due index's conditions in this scan, statistics
+       -- that still count few pending rows (a backlog that arrived since the last ANALYZE) made it
+       -- walk every due row through that index, once per claim, instead of looking up these ids.
        WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= $7))
-         AND d.state = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
        FOR UPDATE OF d SKIP LOCKED
+     ), locked AS (
+       -- A locked row reads as its latest version: one leased or finished by someone else since
+       -- the read above fails here.
+       SELECT id, attempts, locked_until IS NOT NULL AS interrupted FROM chosen
+       WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
      ), interrupted AS (
        -- A lease that ran out unrecorded: the instance died mid-attempt. The log says so.
        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
