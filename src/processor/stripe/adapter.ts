@@ -11,6 +11,7 @@ import {
   ProcessorUnavailableError,
 } from "../port.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
+import { UndiciHttpClient } from "./undici-http-client.ts";
 
 export interface StripeAdapterOptions {
   secretKey: string;
@@ -84,10 +85,12 @@ async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
 
 export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
   const endpoint = options.apiUrl ? new URL(options.apiUrl) : undefined;
+  const timeout = options.timeoutMs ?? 20000;
   const stripe = new Stripe(options.secretKey, {
     maxNetworkRetries: 2,
-    timeout: options.timeoutMs ?? 20000,
+    timeout,
     telemetry: false,
+    httpClient: new UndiciHttpClient(timeout),
     ...(endpoint && {
       host: endpoint.hostname,
       port: endpoint.port || (endpoint.protocol === "https:" ? 443 : 80),
