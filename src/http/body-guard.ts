@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { ApiError } from "./errors.ts";
 
 /** Deeper than any body the API accepts; deep enough nesting would overflow JSON.stringify. */
@@ -34,8 +34,19 @@ export function assertStorableJson(body: unknown): void {
   }
 }
 
-export async function rejectUnstorableBody(request: FastifyRequest): Promise<void> {
+/** A callback hook: it waits for nothing, and an async hook costs every request a promise. */
+export function rejectUnstorableBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   if (request.body !== null && typeof request.body === "object" && !Buffer.isBuffer(request.body)) {
-    assertStorableJson(request.body);
+    try {
+      assertStorableJson(request.body);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
   }
+  done();
 }
