@@ -10,6 +10,16 @@ type RequestHeaders = Record<string, string | number | string[] | undefined>;
 const isTimeout = (error: unknown): boolean =>
   TIMEOUT_CODES.has((error as { code?: string } | null)?.code ?? "");
 
+/** The SDK gives Content-Length as a number; undici takes strings. */
+function undiciHeaders(headers: RequestHeaders): Record<string, string | string[]> {
+  const converted: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) converted[name] = typeof value === "number" ? String(value) : value;
+  }
+  return converted;
+}
+
 /**
  * The official SDK's requests, carried by undici instead of `node:http`: the SDK still builds
  * every request, signs, retries with its idempotency key and reads the answers; only the
@@ -41,12 +51,7 @@ export class UndiciHttpClient extends Stripe.HttpClient {
     try {
       const response = await request(`${protocol}://${host}:${port}${path}`, {
         method: method as Dispatcher.HttpMethod,
-        // The SDK gives Content-Length as a number; undici takes strings.
-        headers: Object.fromEntries(
-          Object.entries(headers).flatMap(([name, value]) =>
-            value === undefined ? [] : [[name, typeof value === "number" ? String(value) : value]],
-          ),
-        ),
+        headers: undiciHeaders(headers),
         body: requestData,
         dispatcher: this.agent,
         headersTimeout: timeout,
