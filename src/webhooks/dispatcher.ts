@@ -19,15 +19,20 @@ import {
 /** Distinct sealed secrets kept open in memory: one or two per active group. */
 const REVEALED_CACHE_SIZE = 1000;
 
-/** Deliveries held per receiver (in flight and waiting), as a multiple of its in-flight limit. */
-const HOLD_FACTOR = 4;
-
 /**
- * A receiver is refilled once it holds no more than this multiple of its in-flight limit (one
- * slot-load waiting), and until then its due rows are left out of claims: a slow receiver's
- * backlog, older than everyone else's deliveries, would otherwise fill every claim's scan.
+ * Deliveries held per receiver (in flight and waiting), in slot-loads (its in-flight limit): the
+ * least, for a receiver not yet timed or a slow one, whose waiting deliveries must be sent before
+ * their lease runs out…
  */
-const REFILL_FACTOR = 2;
+const MIN_HOLD_LOADS = 4;
+/** …and the most, for one that answers in a fraction of a claim's round trip. */
+const MAX_HOLD_LOADS = 16;
+
+/** Receivers whose attempt durations are kept; past it the record starts again. */
+const TIMED_RECEIVERS = 10_000;
+
+/** Weight of the latest figure in the running averages of attempt and claim durations. */
+const SMOOTHING = 0.2;
 
 /** Past the timeout, the least lease a waiting delivery must have left to be sent rather than given back. */
 const LEASE_MARGIN_MS = 5_000;
@@ -93,6 +98,10 @@ export class WebhookDispatcher {
   private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
   private readonly revealed = new Map<string, string>();
+  /** Running average of each receiver's attempt durations, in ms. */
+  private readonly attemptMs = new Map<string, number>();
+  /** Running average of a claim's round trip, in ms. */
+  private claimMs = 0;
   private readonly config: DispatcherConfig;
   private readonly log: FastifyBaseLogger;
   private readonly metrics: Metrics | undefined;
@@ -148,10 +157,11 @@ export class WebhookDispatcher {
       do {
         this.wakeRequested = false;
         this.refillRequested = false;
-        const free = HOLD_FACTOR * this.config.webhookConcurrency - this.heldTotal;
+        const free = MAX_HOLD_LOADS * this.config.webhookConcurrency - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
         const claimed = await this.claim(free);
+        this.claimMs = smoothed(this.claimMs, performance.now() - claimAskedAt);
         if (this.stopped) {
           await releaseUnsentClaims(this.options.db, claimed);
           break;
@@ -175,7 +185,7 @@ export class WebhookDispatcher {
     if (this.wakeRequested) return true;
     if (!this.refillRequested) return false;
     for (const destination of this.inFlightByDestination.keys()) {
-      if (this.wantsRefill(this.heldBy(destination))) return true;
+      if (this.wantsRefill(destination)) return true;
     }
     return false;
   }
@@ -187,15 +197,16 @@ export class WebhookDispatcher {
   }
 
   private claim(limit: number): Promise<ClaimedDelivery[]> {
-    const held = [...this.inFlightByDestination.keys()].map((destination): [string, number] => [
-      destination,
-      this.heldBy(destination),
-    ]);
+    const destinations = [...this.inFlightByDestination.keys()];
     return claimDueDeliveries(this.options.db, {
       limit,
-      saturated: held.filter(([, count]) => !this.wantsRefill(count)).map(([destination]) => destination),
-      held,
-      holdLimit: HOLD_FACTOR * this.perDestinationLimit,
+      saturated: destinations.filter((destination) => !this.wantsRefill(destination)),
+      held: destinations.map((destination) => ({
+        destination,
+        count: this.heldBy(destination),
+        limit: this.holdLoads(destination) * this.perDestinationLimit,
+      })),
+      holdLimit: MIN_HOLD_LOADS * this.perDestinationLimit,
       leaseMs: this.leaseMs,
       sentTimestamp: new Date().toISOString(),
     });
@@ -206,8 +217,32 @@ export class WebhookDispatcher {
     return (this.inFlightByDestination.get(destination) ?? 0) + (this.waiting.get(destination)?.length ?? 0);
   }
 
-  private wantsRefill(held: number): boolean {
-    return held <= REFILL_FACTOR * this.perDestinationLimit;
+  /**
+   * A receiver is refilled once it is down to half its hold, and until then its due rows are left
+   * out of claims: a slow receiver's backlog, older than everyone else's deliveries, would
+   * otherwise fill every claim's scan.
+   */
+  private wantsRefill(destination: string): boolean {
+    return this.heldBy(destination) <= (this.holdLoads(destination) / 2) * this.perDestinationLimit;
+  }
+
+  /**
+   * How many slot-loads a receiver may hold: enough waiting, when its refill is asked, to keep its
+   * slots busy until the claim answers. A slot-load lasts about one attempt, so a receiver that
+   * answers in 1 ms while a claim takes 8 ms must have eight loads waiting; with the least hold it
+   * would run dry and wait for every claim.
+   */
+  private holdLoads(destination: string): number {
+    const attemptMs = this.attemptMs.get(destination);
+    if (attemptMs === undefined) return MIN_HOLD_LOADS;
+    const loadsPerClaim = Math.ceil(this.claimMs / Math.max(attemptMs, 0.5));
+    return Math.min(MAX_HOLD_LOADS, Math.max(MIN_HOLD_LOADS, 2 * (loadsPerClaim + 1)));
+  }
+
+  private timeAttempt(destination: string, durationMs: number): void {
+    const average = this.attemptMs.get(destination);
+    if (average === undefined && this.attemptMs.size >= TIMED_RECEIVERS) this.attemptMs.clear();
+    this.attemptMs.set(destination, average === undefined ? durationMs : smoothed(average, durationMs));
   }
 
   private get leaseMs(): number {
@@ -275,7 +310,7 @@ export class WebhookDispatcher {
         if (!this.stopped) this.startWaiting();
         // Refilled in batches: a claim per finished attempt would be a statement per delivery.
         // New deliveries wake the dispatcher themselves (NOTIFY), retries by their timers.
-        if (this.wantsRefill(this.heldBy(destination))) this.askRefill();
+        if (this.wantsRefill(destination)) this.askRefill();
       });
     this.active.add(attempt);
   }
@@ -311,6 +346,7 @@ export class WebhookDispatcher {
       attemptedAt,
     );
     const result = await this.sender.send(delivery.url, headers, body);
+    this.timeAttempt(delivery.destination, result.durationMs);
     if (result.detail) {
       this.log.warn({ deliveryId: delivery.id, reason: result.detail }, "webhook destination refused");
     }
@@ -432,3 +468,5 @@ export class WebhookDispatcher {
     await this.sender.close();
   }
 }
+
+const smoothed = (average: number, latest: number): number => average + SMOOTHING * (latest - average);

@@ -169,9 +169,12 @@ export interface ClaimRequest {
   limit: number;
   /** Receivers this dispatcher holds enough for until their next refill: their rows are skipped. */
   saturated: string[];
-  /** Deliveries this dispatcher holds per receiver (in flight or waiting for a slot), counted against its budget. */
-  held: [destination: string, count: number][];
-  /** At most this many deliveries held per receiver. */
+  /**
+   * Deliveries this dispatcher holds per receiver (in flight or waiting for a slot), counted
+   * against that receiver's budget: at most `limit` held.
+   */
+  held: { destination: string; count: number; limit: number }[];
+  /** At most this many deliveries held per receiver not in `held`. */
   holdLimit: number;
   leaseMs: number;
   /** The body `timestamp` of a first attempt; retries keep theirs. */
@@ -191,9 +194,9 @@ const CLAIM_DUE_DELIVERIES = prepared(
        ORDER BY next_attempt_at
        LIMIT $1
      ), ranked AS (
-       SELECT due.id,
+       SELECT due.id, COALESCE(busy.hold_limit, $7) AS hold_limit,
          row_number() OVER (PARTITION BY due.destination ORDER BY due.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
-       FROM due LEFT JOIN unnest($3::text[], $4::int[]) AS busy(destination, in_flight) USING (destination)
+       FROM due LEFT JOIN unnest($3::text[], $4::int[], $9::int[]) AS busy(destination, in_flight, hold_limit) USING (destination)
      ), chosen AS (
        SELECT d.id, d.attempts, d.state, d.next_attempt_at, d.locked_until
        FROM webhook_deliveries d
@@ -201,7 +204,7 @@ const CLAIM_DUE_DELIVERIES = prepared(
        -- Checked after locking, not here: with the due index's conditions in this scan, statistics
        -- that still count few pending rows (a backlog that arrived since the last ANALYZE) made it
        -- walk every due row through that index, once per claim, instead of looking up these ids.
-       WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= $7))
+       WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= hold_limit))
        FOR UPDATE OF d SKIP LOCKED
      ), locked AS (
        -- A locked row reads as its latest version: one leased or finished by someone else since
@@ -224,7 +227,7 @@ const CLAIM_DUE_DELIVERIES = prepared(
 );
 
 /**
- * One statement: read due rows, keep at most holdLimit held per receiver, lock the chosen ones
+ * One statement: read due rows, keep each receiver within its hold limit, lock the chosen ones
  * (skipping rows another dispatcher holds) and lease them. Only the chosen rows are locked: a row
  * lock is a write, and most of a backlog's due rows are past a receiver's budget. A row leased by
  * someone else between the read and the lock fails the recheck and is skipped. The row locks end
@@ -234,12 +237,13 @@ export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise
   return q.query<ClaimedDelivery>(CLAIM_DUE_DELIVERIES, [
     request.limit,
     request.saturated,
-    request.held.map(([destination]) => destination),
-    request.held.map(([, count]) => count),
+    request.held.map((entry) => entry.destination),
+    request.held.map((entry) => entry.count),
     request.leaseMs,
     request.sentTimestamp,
     request.holdLimit,
     INTERRUPTED_ATTEMPT,
+    request.held.map((entry) => entry.limit),
   ]);
 }
 

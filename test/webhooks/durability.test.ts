@@ -214,7 +214,7 @@ describe("webhook durability and fairness", () => {
   /**
    * A slow receiver (400 ms an answer) with `slowBacklog` due, then five for a fast one: the fast
    * one is served within 3 s, while the slow one has had fewer than `slowAtMost`. Four in flight at
-   * most: one per receiver, and a claim reads at most 16 due rows.
+   * most: one per receiver, and a claim reads at most 64 due rows.
    */
   async function slowThenFast(slowBacklog: number, slowAtMost: number, options: { midDrain: boolean }) {
     const slow = new Receiver({
@@ -254,7 +254,30 @@ describe("webhook durability and fairness", () => {
   it("one slow receiver cannot starve the others", () => slowThenFast(12, 12, { midDrain: false }));
 
   it("a slow receiver's backlog, longer than a claim reads, does not hold back the others", () =>
-    slowThenFast(60, 20, { midDrain: true }));
+    slowThenFast(100, 20, { midDrain: true }));
+
+  it("a claim keeps each receiver within its own hold, and others within the default", async () => {
+    const service = await startTestService({}, { workers: false });
+    try {
+      const group = await service.createGroup();
+      await queueDeliveries(service, group, "https://fast.example.com/hook", 10);
+      await queueDeliveries(service, group, "https://new.example.com/hook", 10);
+      const claimed = await claimDueDeliveries(service.services.db, {
+        limit: 100,
+        saturated: [],
+        held: [{ destination: "fast.example.com", count: 2, limit: 7 }],
+        holdLimit: 3,
+        leaseMs: 60_000,
+        sentTimestamp: new Date().toISOString(),
+      });
+      const claimedFor = (destination: string) =>
+        claimed.filter((delivery) => delivery.destination === destination).length;
+      assert.equal(claimedFor("fast.example.com"), 5, "up to its hold of 7, 2 already held");
+      assert.equal(claimedFor("new.example.com"), 3, "the default hold");
+    } finally {
+      await service.close();
+    }
+  });
 
   it("two dispatchers on one PostgreSQL database deliver 1,000 events, none twice", {
     skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
