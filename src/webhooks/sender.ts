@@ -37,9 +37,16 @@ export function classify(statusCode: number): AttemptOutcome {
   return "retry";
 }
 
+/** Receiver URLs whose parse and address check are kept; past it the record starts again. */
+const KNOWN_TARGETS = 10_000;
+
+/** Where a receiver URL is sent, or why it is not: the same answer for every delivery to it. */
+type Target = { url: URL; dispatcher: Agent } | { refused: UnreachableAddressError };
+
 export class WebhookSender {
   private readonly guarded: Agent;
   private readonly exempt: Agent;
+  private readonly targets = new Map<string, Target>();
 
   constructor(private readonly options: SenderOptions) {
     const resolver = options.resolver ?? systemResolver;
@@ -64,15 +71,13 @@ export class WebhookSender {
       this.options.timeoutMs,
     ).unref();
     try {
-      const target = new URL(url);
-      refuseLiteralPrivateAddress(target, this.options.allowedPrivateHosts);
-      const response = await request(target, {
+      const target = this.targetOf(url);
+      if ("refused" in target) throw target.refused;
+      const response = await request(target.url, {
         method: "POST",
         headers,
         body,
-        dispatcher: isAllowedPrivateHost(target, this.options.allowedPrivateHosts)
-          ? this.exempt
-          : this.guarded,
+        dispatcher: target.dispatcher,
         // The whole exchange, headers and body, must fit in the timeout (spec §6.3 rules 1, 4).
         signal: deadline.signal,
         headersTimeout: this.options.timeoutMs,
@@ -110,6 +115,32 @@ export class WebhookSender {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Parsed and checked once per URL rather than once per delivery: the check reads the URL alone
+   * (an IP literal, the allow-list); names are checked at connect time by the agents' lookup.
+   */
+  private targetOf(url: string): Target {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      if (this.targets.size >= KNOWN_TARGETS) this.targets.clear();
+      target = this.checkTarget(url);
+      this.targets.set(url, target);
+    }
+    return target;
+  }
+
+  private checkTarget(raw: string): Target {
+    const url = new URL(raw);
+    const allowed = this.options.allowedPrivateHosts;
+    try {
+      refuseLiteralPrivateAddress(url, allowed);
+    } catch (error) {
+      if (error instanceof UnreachableAddressError) return { refused: error };
+      throw error;
+    }
+    return { url, dispatcher: isAllowedPrivateHost(url, allowed) ? this.exempt : this.guarded };
   }
 
   async close(): Promise<void> {
