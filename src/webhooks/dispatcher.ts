@@ -226,17 +226,8 @@ export class WebhookDispatcher {
     return this.heldBy(destination) <= (this.holdLoads(destination) / 2) * this.perDestinationLimit;
   }
 
-  /**
-   * How many slot-loads a receiver may hold: enough waiting, when its refill is asked, to keep its
-   * slots busy until the claim answers. A slot-load lasts about one attempt, so a receiver that
-   * answers in 1 ms while a claim takes 8 ms must have eight loads waiting; with the least hold it
-   * would run dry and wait for every claim.
-   */
   private holdLoads(destination: string): number {
-    const attemptMs = this.attemptMs.get(destination);
-    if (attemptMs === undefined) return MIN_HOLD_LOADS;
-    const loadsPerClaim = Math.ceil(this.claimMs / Math.max(attemptMs, 0.5));
-    return Math.min(MAX_HOLD_LOADS, Math.max(MIN_HOLD_LOADS, 2 * (loadsPerClaim + 1)));
+    return holdLoads(this.claimMs, this.attemptMs.get(destination));
   }
 
   private timeAttempt(destination: string, durationMs: number): void {
@@ -470,3 +461,15 @@ export class WebhookDispatcher {
 }
 
 const smoothed = (average: number, latest: number): number => average + SMOOTHING * (latest - average);
+
+/**
+ * How many slot-loads a receiver may hold, refilled at half: enough waiting, when its refill is
+ * asked, to keep its slots busy until the claim answers. A slot-load lasts about one attempt, so a
+ * receiver that answers in 1 ms while a claim takes 8 ms must have eight loads waiting; with the
+ * least hold it would run dry and wait for every claim. Untimed receivers get the least.
+ */
+export function holdLoads(claimMs: number, attemptMs: number | undefined): number {
+  if (attemptMs === undefined) return MIN_HOLD_LOADS;
+  const loadsPerClaim = Math.ceil(claimMs / Math.max(attemptMs, 0.5));
+  return Math.min(MAX_HOLD_LOADS, Math.max(MIN_HOLD_LOADS, 2 * (loadsPerClaim + 1)));
+}
