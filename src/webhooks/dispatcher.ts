@@ -157,7 +157,7 @@ export class WebhookDispatcher {
       do {
         this.wakeRequested = false;
         this.refillRequested = false;
-        const free = MAX_HOLD_LOADS * this.config.webhookConcurrency - this.heldTotal;
+        const free = this.holdBudget() - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
         const claimed = await this.claim(free);
@@ -210,6 +210,18 @@ export class WebhookDispatcher {
       leaseMs: this.leaseMs,
       sentTimestamp: new Date().toISOString(),
     });
+  }
+
+  /**
+   * Deliveries all receivers together may hold: the least hold for every slot, as many as can be
+   * sent inside their lease however slow the receivers, plus what fast receivers hold beyond it.
+   */
+  private holdBudget(): number {
+    let budget = MIN_HOLD_LOADS * this.config.webhookConcurrency;
+    for (const destination of this.inFlightByDestination.keys()) {
+      budget += (this.holdLoads(destination) - MIN_HOLD_LOADS) * this.perDestinationLimit;
+    }
+    return budget;
   }
 
   /** In flight and waiting. */
