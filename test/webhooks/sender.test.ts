@@ -42,6 +42,8 @@ function receiver(): Promise<{ server: Server; url: string }> {
 describe("the webhook sender's exchange", () => {
   let target: { server: Server; url: string };
   const sender = new WebhookSender({ timeoutMs: 300, allowedPrivateHosts: ["127.0.0.1"] });
+  const sendTo = (path: string) =>
+    sender.send(`${target.url}${path}`, { "content-type": "application/json" }, "{}");
   before(async () => {
     target = await receiver();
   });
@@ -52,7 +54,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("a 2xx without a body delivers", async () => {
-    const result = await sender.send(`${target.url}/ok`, { "content-type": "application/json" }, "{}");
+    const result = await sendTo("/ok");
     assert.deepEqual(
       { outcome: result.outcome, statusCode: result.statusCode },
       { outcome: "delivered", statusCode: 204 },
@@ -60,7 +62,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("headers in time but a body that outlasts the timeout: the whole exchange counts, so it times out", async () => {
-    const result = await sender.send(`${target.url}/trickle`, { "content-type": "application/json" }, "{}");
+    const result = await sendTo("/trickle");
     assert.equal(result.outcome, "retry");
     assert.equal(result.statusCode, null);
     assert.match(result.error ?? "", /timeout after 300 ms/);
@@ -68,7 +70,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("an answer past the read limit: its status counts, the rest is not read", async () => {
-    const result = await sender.send(`${target.url}/large`, { "content-type": "application/json" }, "{}");
+    const result = await sendTo("/large");
     assert.deepEqual(
       { outcome: result.outcome, statusCode: result.statusCode },
       { outcome: "delivered", statusCode: 201 },
@@ -76,7 +78,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("the next exchange after those still goes through", async () => {
-    const result = await sender.send(`${target.url}/ok`, { "content-type": "application/json" }, "{}");
+    const result = await sendTo("/ok");
     assert.equal(result.outcome, "delivered");
   });
 });
