@@ -40,8 +40,14 @@ export function classify(statusCode: number): AttemptOutcome {
 /** Receiver URLs whose parse and address check are kept; past it the record starts again. */
 const KNOWN_TARGETS = 10_000;
 
+/** A checked receiver URL and the agent that carries its deliveries. */
+interface Route {
+  url: URL;
+  dispatcher: Agent;
+}
+
 /** Where a receiver URL is sent, or why it is not: the same answer for every delivery to it. */
-type Target = { url: URL; dispatcher: Agent } | { refused: UnreachableAddressError };
+type Target = Route | { refused: UnreachableAddressError };
 
 export class WebhookSender {
   private readonly guarded: Agent;
@@ -134,7 +140,7 @@ const ANSWER_READ_LIMIT = 64 * 1024;
  * the dispatcher's CPU.
  */
 function post(
-  target: { url: URL; dispatcher: Agent },
+  target: Route,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
