@@ -145,12 +145,20 @@ describe("PostgreSQL refusing work", {
     const name = new URL(fresh.url as string).pathname.slice(1);
     const superuser = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await superuser.connect();
+    // A backend that passed the connection check just before the ALTER committed (the
+    // dispatcher reconnects on its own) can still be starting up when the first terminate
+    // runs, so terminate until a pause later none is left.
     const cutOff = async (setting: string) => {
       await superuser.query(`ALTER DATABASE ${name} ${setting}`);
-      await superuser.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-        [name],
-      );
+      for (let round = 0; round < 50; round++) {
+        const { rowCount } = await superuser.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+          [name],
+        );
+        if (round > 0 && rowCount === 0) return;
+        await sleep(50);
+      }
+      assert.fail(`backends of ${name} kept coming back`);
     };
     try {
       for (const [refuse, allow] of [
