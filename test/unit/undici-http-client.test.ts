@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import Stripe from "stripe";
-import { UndiciHttpClient } from "../../src/processor/stripe/undici-http-client.ts";
+import { ANSWER_LIMIT_BYTES, UndiciHttpClient } from "../../src/processor/stripe/undici-http-client.ts";
 
 interface Seen {
   method: string;
@@ -27,6 +27,15 @@ describe("the Stripe SDK's undici transport", () => {
   };
   const stall = () => {};
   const hangUp = (response: ServerResponse) => response.socket?.destroy();
+  /** Headers, the start of the body, then nothing more. */
+  const stallMidBody = (response: ServerResponse) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.write('{"id":"cs_unit",');
+  };
+  const tooLong = (response: ServerResponse) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ id: "cs_unit", padding: "x".repeat(ANSWER_LIMIT_BYTES) }));
+  };
 
   before(async () => {
     server = createServer((request, response) => {
@@ -103,7 +112,7 @@ describe("the Stripe SDK's undici transport", () => {
   });
 
   it("lets the SDK ask again with the same key after a timeout or a lost connection", async () => {
-    for (const lost of [stall, hangUp]) {
+    for (const lost of [stall, hangUp, stallMidBody]) {
       seen = [];
       answers = [lost, session];
       const created = await create(stripe(2));
@@ -121,5 +130,14 @@ describe("the Stripe SDK's undici transport", () => {
     const failed = await failureOf(stripe(1));
     assert.ok(failed instanceof Stripe.errors.StripeConnectionError);
     assert.equal(seen.length, 2);
+  });
+
+  it("fails an answer past the length limit as a connection error, and reads one under it", async () => {
+    answers = [tooLong];
+    const failed = await failureOf(stripe(0));
+    assert.ok(failed instanceof Stripe.errors.StripeConnectionError);
+    answers = [session];
+    seen = [];
+    assert.equal((await create(stripe(0))).id, "cs_unit", "the agent still serves the next request");
   });
 });

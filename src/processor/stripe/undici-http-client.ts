@@ -1,9 +1,15 @@
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import Stripe from "stripe";
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, util } from "undici";
 
 /** undici's codes for a deadline that passed: connecting, waiting for the headers, reading the body. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * Past this much of an answer the request fails (and the SDK asks again). The SDK's largest
+ * answer here is a list of 100 checkout sessions, well under a megabyte.
+ */
+export const ANSWER_LIMIT_BYTES = 16 * 1024 * 1024;
 
 type RequestHeaders = Record<string, string | number | string[] | undefined>;
 
@@ -25,6 +31,10 @@ function undiciHeaders(headers: RequestHeaders): Record<string, string | string[
  * every request, signs, retries with its idempotency key and reads the answers; only the
  * transport is swapped, through the SDK's documented `httpClient` seam, because `node:http`'s
  * client costs more CPU per request than undici's (5–6 % of a create's, docs/performance.md).
+ * Each request is one `dispatch` on the agent that resolves once the answer is read whole,
+ * without `request()`'s body stream and its listeners (docs/performance.md). An answer cut off or
+ * stalled after its headers is therefore a failed request, which the SDK asks again with the same
+ * idempotency key, as it does a connection lost before them.
  */
 export class UndiciHttpClient extends Stripe.HttpClient {
   private readonly agent: Agent;
@@ -38,7 +48,7 @@ export class UndiciHttpClient extends Stripe.HttpClient {
     return "undici";
   }
 
-  override async makeRequest(
+  override makeRequest(
     host: string,
     port: string,
     path: string,
@@ -48,51 +58,75 @@ export class UndiciHttpClient extends Stripe.HttpClient {
     protocol: string,
     timeout: number,
   ): Promise<Stripe.HttpClientResponse> {
-    try {
-      const response = await request(`${protocol}://${host}:${port}${path}`, {
-        method: method as Dispatcher.HttpMethod,
-        headers: undiciHeaders(headers),
-        body: requestData,
-        dispatcher: this.agent,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      return new UndiciHttpClientResponse(response);
-    } catch (error) {
-      // The SDK words its connection error from this code; any rejection is retried as one.
-      throw isTimeout(error) ? Stripe.HttpClient.makeTimeoutError() : error;
-    }
+    return new Promise((resolve, reject) => {
+      let statusCode = 0;
+      let rawHeaders: Buffer[] = [];
+      const chunks: Buffer[] = [];
+      let length = 0;
+      let abort: ((reason: Error) => void) | undefined;
+      this.agent.dispatch(
+        {
+          origin: `${protocol}://${host}:${port}`,
+          path,
+          method: method as "GET" | "POST" | "DELETE",
+          headers: undiciHeaders(headers),
+          body: requestData,
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
+        },
+        {
+          onConnect(abortRequest) {
+            abort = abortRequest;
+          },
+          onHeaders(status, headerPairs) {
+            statusCode = status;
+            rawHeaders = headerPairs;
+            return true;
+          },
+          onData(chunk) {
+            length += chunk.length;
+            if (length > ANSWER_LIMIT_BYTES) {
+              abort?.(new Error(`the processor's answer is longer than ${ANSWER_LIMIT_BYTES} bytes`));
+              return false;
+            }
+            chunks.push(chunk);
+            return true;
+          },
+          onComplete() {
+            const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+            resolve(new BufferedResponse(statusCode, util.parseHeaders(rawHeaders), body));
+          },
+          onError(error) {
+            // The SDK words its connection error from this code; any rejection is retried as one.
+            reject(isTimeout(error) ? Stripe.HttpClient.makeTimeoutError() : error);
+          },
+        },
+      );
+    });
   }
 }
 
-class UndiciHttpClientResponse extends Stripe.HttpClientResponse {
-  constructor(private readonly response: Dispatcher.ResponseData) {
-    super(response.statusCode, response.headers as Record<string, string | string[]>);
+/** An answer already read whole. */
+class BufferedResponse extends Stripe.HttpClientResponse {
+  constructor(
+    statusCode: number,
+    headers: Record<string, string | string[]>,
+    private readonly body: Buffer,
+  ) {
+    super(statusCode, headers);
   }
 
-  override getRawResponse(): Dispatcher.ResponseData {
-    return this.response;
+  override getRawResponse(): { statusCode: number; headers: Record<string, string | string[]> } {
+    return { statusCode: this.getStatusCode(), headers: this.getHeaders() };
   }
 
   override toStream(streamCompleteCallback: () => void): Readable {
-    this.response.body.once("end", streamCompleteCallback);
-    return this.response.body;
+    const stream = Readable.from([this.body]);
+    stream.once("end", streamCompleteCallback);
+    return stream;
   }
 
   override async toJSON(): Promise<unknown> {
-    let text: string;
-    try {
-      text = await this.response.body.text();
-    } catch (error) {
-      throw Stripe.HttpClient.makeResponseBodyError(
-        isTimeout(error) ? Stripe.HttpClient.makeTimeoutError() : error,
-      );
-    }
-    return this._parseResponseBody(text);
-  }
-
-  /** A response the SDK drops unread (before a retry): its socket goes back to the pool. */
-  dispose(): void {
-    this.response.body.dump().catch(() => {});
+    return this._parseResponseBody(this.body.toString("utf8"));
   }
 }
