@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
@@ -13,6 +13,7 @@ import { CANCELLABLE } from "../core/status.ts";
 import type { PaymentWriter } from "../core/writer.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import type { CreatePaymentInput, CreatePaymentResult } from "../schemas.ts";
+import { newLinkToken } from "./link-token.ts";
 import type { ActiveSafeSites } from "./safe-sites.ts";
 import { type CreatePlan, insertPayment, type NewPayment } from "./store.ts";
 
@@ -76,7 +77,7 @@ export class PaymentCreation {
     const safeSite = await this.safeSites.choose(groupId, this.nextTurn(groupId));
     const fresh: CreatePlan = {
       transactionId: randomUUID(),
-      linkToken: randomBytes(24).toString("base64url"),
+      linkToken: newLinkToken(),
       expiresAt: new Date(Date.now() + this.config.checkoutTtlSeconds * 1000),
       safeSite,
     };
