@@ -15,7 +15,10 @@ const args = new Set(process.argv.slice(2));
 export const QUICK = args.has("--quick");
 const PROFILE = args.has("--profile");
 export const DURATION_S = QUICK ? 4 : 15;
-export const WARMUP_S = QUICK ? 1 : 3;
+// The same warm-up quick or full: after 1 s a create had run ~900 times and V8 had not yet
+// optimised its path (917 µs of CPU a create against 530 after 3 s), while the baselines' small
+// routes were warm (docs/performance.md, "Morning of the 25th"). --quick shortens the measurement only.
+export const WARMUP_S = 3;
 export const CONNECTIONS = 32;
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
