@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import Stripe from "stripe";
-import { Agent, util } from "undici";
+import { Agent, type Dispatcher, util } from "undici";
 
 /** undici's codes for a deadline that passed: connecting, waiting for the headers, reading the body. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
@@ -68,7 +68,7 @@ export class UndiciHttpClient extends Stripe.HttpClient {
         {
           origin: `${protocol}://${host}:${port}`,
           path,
-          method: method as "GET" | "POST" | "DELETE",
+          method: method as Dispatcher.HttpMethod,
           headers: undiciHeaders(headers),
           body: requestData,
           headersTimeout: timeout,
