@@ -78,10 +78,9 @@ describe("account security in a real browser", { skip: needsChromium() }, () => 
     const uri = (await resetPage.textContent("#otpauth-uri")) ?? "";
     const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP;
     await resetPage.fill('input[name="code"]', totp.generate());
-    await Promise.all([
-      resetPage.waitForLoadState("load"),
-      resetPage.click("#two-factor button[type=submit]"),
-    ]);
+    // The load of the page the form answers with: waitForLoadState would resolve at once, on the page
+    // already loaded, and what follows would race the navigation.
+    await Promise.all([resetPage.waitForEvent("load"), resetPage.click("#two-factor button[type=submit]")]);
     const codes = await resetPage.locator(".recovery-codes li").allTextContents();
     assert.equal(codes.length, 10);
     await look(resetPage, "two-factor-recovery-codes");
@@ -91,7 +90,7 @@ describe("account security in a real browser", { skip: needsChromium() }, () => 
     await signIn.goto(`${service.url}/dashboard/login`);
     await signIn.fill('input[name="email"]', "browser-owner@example.com");
     await signIn.fill('input[name="password"]', NEW_PASSWORD);
-    await Promise.all([signIn.waitForLoadState("load"), signIn.click("main button[type=submit]")]);
+    await Promise.all([signIn.waitForEvent("load"), signIn.click("main button[type=submit]")]);
     assert.match((await signIn.textContent("h1")) ?? "", /Two-factor sign-in/);
     await look(signIn, "two-factor-sign-in");
     await signIn.fill('input[name="code"]', totp.generate({ timestamp: Date.now() + 30_000 }));

@@ -60,7 +60,9 @@ describe("a customer in a real browser", { skip: needsChromium() }, () => {
     await page.goto(payment.paymentUrl);
     const checkoutPage = page.url();
     await page.fill("#card", "4000 0000 0000 0002");
-    await Promise.all([page.waitForLoadState("load"), page.click("button[type=submit]")]);
+    // The load of the page the form answers with: waitForLoadState would resolve at once, on the page
+    // already loaded, and what follows would race the navigation.
+    await Promise.all([page.waitForEvent("load"), page.click("button[type=submit]")]);
     assert.equal(page.url(), checkoutPage);
     assert.match((await page.textContent("[role=alert]")) ?? "", /declined/i);
     // The back link returns the customer, unpaid, to the merchant's cancel URL.
