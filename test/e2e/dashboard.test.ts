@@ -253,7 +253,11 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     ).body.data;
     const page = await newPage();
     await acceptInBrowser(page, operatorInvite.inviteUrl, "/operator");
-    await page.click('nav a[href="/operator/reconciliation"]');
+    // Loaded before the first reload: a reload while the link's navigation runs hits a page being replaced.
+    await Promise.all([
+      page.waitForURL("**/operator/reconciliation"),
+      page.click('nav a[href="/operator/reconciliation"]'),
+    ]);
     const item = page.locator(".reconciliation-item", { hasText: created.transactionId });
     await reloadUntil(page, async () => (await item.count()) === 1, "the flagged payment in the queue");
     assert.match((await item.textContent()) ?? "", /Paid after it was cancelled/);
