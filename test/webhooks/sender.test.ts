@@ -44,6 +44,10 @@ describe("the webhook sender's exchange", () => {
   const sender = new WebhookSender({ timeoutMs: 300, allowedPrivateHosts: ["127.0.0.1"] });
   const sendTo = (path: string) =>
     sender.send(`${target.url}${path}`, { "content-type": "application/json" }, "{}");
+  const outcomeOf = async (path: string) => {
+    const { outcome, statusCode } = await sendTo(path);
+    return { outcome, statusCode };
+  };
   before(async () => {
     target = await receiver();
   });
@@ -54,11 +58,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("a 2xx without a body delivers", async () => {
-    const result = await sendTo("/ok");
-    assert.deepEqual(
-      { outcome: result.outcome, statusCode: result.statusCode },
-      { outcome: "delivered", statusCode: 204 },
-    );
+    assert.deepEqual(await outcomeOf("/ok"), { outcome: "delivered", statusCode: 204 });
   });
 
   it("headers in time but a body that outlasts the timeout: the whole exchange counts, so it times out", async () => {
@@ -70,11 +70,7 @@ describe("the webhook sender's exchange", () => {
   });
 
   it("an answer past the read limit: its status counts, the rest is not read", async () => {
-    const result = await sendTo("/large");
-    assert.deepEqual(
-      { outcome: result.outcome, statusCode: result.statusCode },
-      { outcome: "delivered", statusCode: 201 },
-    );
+    assert.deepEqual(await outcomeOf("/large"), { outcome: "delivered", statusCode: 201 });
   });
 
   it("the next exchange after those still goes through", async () => {
