@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import * as OTPAuth from "otpauth";
 import type { Browser, Page } from "playwright-core";
 import { invitePath, TEST_PASSWORD } from "../helpers/pages.ts";
-import { launchChromium, needsChromium } from "../helpers/requirements.ts";
+import { clickAndLoad, launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 const NEW_PASSWORD = "a new password chosen in the browser";
@@ -78,9 +78,7 @@ describe("account security in a real browser", { skip: needsChromium() }, () => 
     const uri = (await resetPage.textContent("#otpauth-uri")) ?? "";
     const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP;
     await resetPage.fill('input[name="code"]', totp.generate());
-    // The load of the page the form answers with: waitForLoadState would resolve at once, on the page
-    // already loaded, and what follows would race the navigation.
-    await Promise.all([resetPage.waitForEvent("load"), resetPage.click("#two-factor button[type=submit]")]);
+    await clickAndLoad(resetPage, () => resetPage.click("#two-factor button[type=submit]"));
     const codes = await resetPage.locator(".recovery-codes li").allTextContents();
     assert.equal(codes.length, 10);
     await look(resetPage, "two-factor-recovery-codes");
@@ -90,7 +88,7 @@ describe("account security in a real browser", { skip: needsChromium() }, () => 
     await signIn.goto(`${service.url}/dashboard/login`);
     await signIn.fill('input[name="email"]', "browser-owner@example.com");
     await signIn.fill('input[name="password"]', NEW_PASSWORD);
-    await Promise.all([signIn.waitForEvent("load"), signIn.click("main button[type=submit]")]);
+    await clickAndLoad(signIn, () => signIn.click("main button[type=submit]"));
     assert.match((await signIn.textContent("h1")) ?? "", /Two-factor sign-in/);
     await look(signIn, "two-factor-sign-in");
     await signIn.fill('input[name="code"]', totp.generate({ timestamp: Date.now() + 30_000 }));

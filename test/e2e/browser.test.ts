@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { launchChromium, needsChromium } from "../helpers/requirements.ts";
+import { clickAndLoad, launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 describe("a customer in a real browser", { skip: needsChromium() }, () => {
@@ -60,9 +60,7 @@ describe("a customer in a real browser", { skip: needsChromium() }, () => {
     await page.goto(payment.paymentUrl);
     const checkoutPage = page.url();
     await page.fill("#card", "4000 0000 0000 0002");
-    // The load of the page the form answers with: waitForLoadState would resolve at once, on the page
-    // already loaded, and what follows would race the navigation.
-    await Promise.all([page.waitForEvent("load"), page.click("button[type=submit]")]);
+    await clickAndLoad(page, () => page.click("button[type=submit]"));
     assert.equal(page.url(), checkoutPage);
     assert.match((await page.textContent("[role=alert]")) ?? "", /declined/i);
     // The back link returns the customer, unpaid, to the merchant's cancel URL.

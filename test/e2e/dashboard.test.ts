@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
 import { invitePath, TEST_PASSWORD } from "../helpers/pages.ts";
 import type { Receiver } from "../helpers/receiver.ts";
-import { launchChromium, needsChromium } from "../helpers/requirements.ts";
+import { clickAndLoad, launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -57,9 +57,7 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     await page.goto(`${service.url}/dashboard/login`);
     await page.fill('input[name="email"]', email);
     await page.fill('input[name="password"]', password);
-    // The load of the page the form answers with: waitForLoadState would resolve at once, on the page
-    // already loaded, and what follows would race the navigation.
-    await Promise.all([page.waitForEvent("load"), page.click("button[type=submit]")]);
+    await clickAndLoad(page, () => page.click("button[type=submit]"));
   };
 
   const paidPayment = async (overrides: Record<string, unknown> = {}) => {
@@ -109,7 +107,7 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
 
     await page.fill("#refund-amount", "12.50");
     await page.selectOption("#refund-reason", "requested_by_customer");
-    await Promise.all([page.waitForEvent("load"), page.click("#refund-form button[type=submit]")]);
+    await clickAndLoad(page, () => page.click("#refund-form button[type=submit]"));
     assert.match((await page.textContent("[role=status]")) ?? "", /Refund of 12\.50 USD requested/);
     await reloadUntil(
       page,
@@ -126,7 +124,7 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     const attemptsBefore = await event.locator("table.attempts tbody tr").count();
     assert.ok(attemptsBefore >= 1);
     const delivered = receiver.at("/hooks").length;
-    await Promise.all([page.waitForEvent("load"), event.locator("button", { hasText: "Resend" }).click()]);
+    await clickAndLoad(page, () => event.locator("button", { hasText: "Resend" }).click());
     await reloadUntil(
       page,
       async () =>
@@ -212,7 +210,7 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
       .locator("tr", { hasNotText: "current session" })
       .locator("button", { hasText: "Sign out this session" });
     assert.equal(await others.count(), 1);
-    await Promise.all([laptop.waitForEvent("load"), others.first().click()]);
+    await clickAndLoad(laptop, () => others.first().click());
     await phone.reload();
     assert.ok(phone.url().endsWith("/dashboard/login"), phone.url());
     await laptop.reload();
@@ -262,7 +260,7 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     await reloadUntil(page, async () => (await item.count()) === 1, "the flagged payment in the queue");
     assert.match((await item.textContent()) ?? "", /Paid after it was cancelled/);
     await item.locator("textarea").fill("Refunded at the processor by hand");
-    await Promise.all([page.waitForEvent("load"), item.locator("button", { hasText: "Resolve" }).click()]);
+    await clickAndLoad(page, () => item.locator("button", { hasText: "Resolve" }).click());
     assert.match((await page.textContent("[role=status]")) ?? "", /Resolved/);
     assert.equal(await page.locator(".reconciliation-item", { hasText: created.transactionId }).count(), 0);
     await page.click('nav a[href="/operator/audit"]');

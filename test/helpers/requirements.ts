@@ -59,3 +59,15 @@ export async function launchChromium(): Promise<import("playwright-core").Browse
     ],
   });
 }
+
+/**
+ * Clicks something that navigates (a form's button) and waits for the page it loads. Not
+ * `waitForLoadState("load")`: on a page already loaded it resolves at once, and the next step
+ * (a reload, say) would race the navigation.
+ */
+export async function clickAndLoad(
+  page: import("playwright-core").Page,
+  click: () => Promise<void>,
+): Promise<void> {
+  await Promise.all([page.waitForEvent("load"), click()]);
+}
