@@ -11,6 +11,12 @@ export interface PageResponse {
 
 export const TEST_PASSWORD = "correct horse battery staple";
 
+/**
+ * A secret key or webhook secret where a token begins. A bare /sk_/ also matches inside a public
+ * key's random text ("pk_8hsk_…"), which failed a CI run about once in a few hundred.
+ */
+export const SECRET_TOKEN = /(?<![A-Za-z0-9_-])(?:sk|whsec)_/;
+
 export class PageClient {
   readonly cookies = new Map<string, string>();
   /** The CSRF token of the last page read. */
