@@ -134,7 +134,7 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
     p99: Math.round(Number(delays?.p99)),
     errors: 0,
     baseline: "baseline: webhook (bare undici)",
-    note: `${Math.round((drainRate / Math.max(bareRate, 1)) * 100)} % of bare undici draining ${backlog}; p50/p99 = change → first attempt at ${perBatch * 20}/s`,
+    note: `${percentOf(drainRate, Math.max(bareRate, 1))} % of bare undici draining ${backlog}; p50/p99 = change → first attempt at ${perBatch * 20}/s`,
   });
   process.stderr.write(
     `  webhook delivery: ${drainRate}/s, first attempt p99 ${Math.round(Number(delays?.p99))} ms\n`,
@@ -328,7 +328,7 @@ function printTable(
   const byName = new Map(figures.map((figure) => [figure.scenario, figure]));
   const ratio = (figure: Figure) => {
     const baseline = figure.baseline ? byName.get(figure.baseline) : undefined;
-    return baseline ? `${Math.round((figure.rps / baseline.rps) * 100)} % of ${figure.baseline}` : "";
+    return baseline ? `${percentOf(figure.rps, baseline.rps)} % of ${figure.baseline}` : "";
   };
   const of = (name: string) => byName.get(name)?.rps ?? 0;
   const targets: Record<string, (figure: Figure) => string> = {
@@ -391,6 +391,9 @@ function rssRow(label: string, peak: number): string[] {
   if (peak === 0) return [label, "not run", "", "", "", "", "", ""];
   return [label, `${Math.round(peak)} MB`, "", "", "", "", "", verdict(peak <= 200, "≤ 200 MB")];
 }
+
+/** A ratio in whole per cents, rounded down as the verdicts compare (79.6 % is not 80 %). */
+const percentOf = (value: number, of: number): number => Math.floor((value / of) * 100);
 
 function verdict(met: boolean, target: string): string {
   return `${met ? "met" : "MISSED"}: ${target}`;
