@@ -13,7 +13,7 @@ export const TEST_PASSWORD = "correct horse battery staple";
 
 /**
  * A secret key or webhook secret where a token begins. A bare /sk_/ also matches inside a public
- * key's random text ("pk_8hsk_…"), which failed a CI run about once in a few hundred.
+ * key's random text ("pk_8hsk_…", about one key in 12,000), which once failed a CI run.
  */
 export const SECRET_TOKEN = /(?<![A-Za-z0-9_-])(?:sk|whsec)_/;
 
