@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { migratedDataDir } from "./helpers/database.ts";
-import { startProcess } from "./helpers/process.ts";
+import { checkoutCli, startProcess } from "./helpers/process.ts";
 import { waitFor } from "./helpers/wait.ts";
-
-const run = promisify(execFile);
 
 describe("the service as a process", () => {
   let dataDir: string;
@@ -58,8 +54,7 @@ describe("the service as a process", () => {
   });
 
   it("the checkout CLI drives the admin API", async () => {
-    const cli = (...args: string[]) =>
-      run(process.execPath, ["bin/checkout.js", ...args, "--url", url, "--token", adminToken, "--json"]);
+    const cli = (...args: string[]) => checkoutCli([...args, "--url", url, "--token", adminToken, "--json"]);
     const created = JSON.parse(
       (await cli("groups", "create", "--name", "CLI shop", "--site", "Main=https://pay.cli.example")).stdout,
     );
@@ -119,8 +114,7 @@ describe("the service as a process", () => {
     assert.match(reset.resetUrl, /\/dashboard\/reset\/[A-Za-z0-9_-]{43}$/);
     assert.match(user.inviteUrl, /\/dashboard\/invite\/[A-Za-z0-9_-]+$/);
     // Without --json the invite URL is printed as a line of its own.
-    const operator = await run(process.execPath, [
-      "bin/checkout.js",
+    const operator = await checkoutCli([
       "operators",
       "add",
       "ops@cli.example",
@@ -164,8 +158,7 @@ describe("the service as a process", () => {
       ).json();
       return read.data.status === "succeeded" ? true : undefined;
     });
-    const refunded = await run(process.execPath, [
-      "bin/checkout.js",
+    const refunded = await checkoutCli([
       "payments",
       "refund",
       payment.transactionId,
@@ -184,16 +177,7 @@ describe("the service as a process", () => {
       [250, "succeeded"],
     );
     await assert.rejects(
-      run(process.execPath, [
-        "bin/checkout.js",
-        "groups",
-        "get",
-        created.groupId,
-        "--url",
-        url,
-        "--token",
-        "wrong",
-      ]),
+      checkoutCli(["groups", "get", created.groupId, "--url", url, "--token", "wrong"]),
       /UNAUTHORIZED/,
     );
   });
@@ -248,11 +232,11 @@ describe("checkout migrate", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "checkout-migrate-"));
     try {
       const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
-      const first = await run(process.execPath, ["bin/checkout.js", "migrate", "--json"], { env });
+      const first = await checkoutCli(["migrate", "--json"], env);
       const every = (await readdir("src/db/migrations")).filter((file) => file.endsWith(".sql")).sort();
       assert.ok(every.includes("001_initial.sql"));
       assert.deepEqual(JSON.parse(first.stdout).applied, every);
-      const second = await run(process.execPath, ["bin/checkout.js", "migrate", "--json"], { env });
+      const second = await checkoutCli(["migrate", "--json"], env);
       assert.deepEqual(JSON.parse(second.stdout).applied, []);
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
 
 /**
@@ -59,4 +59,24 @@ export async function occupiedPort(): Promise<{ port: number; server: Server }> 
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { port: (server.address() as { port: number }).port, server };
+}
+
+/**
+ * Runs `bin/checkout.js` to its end. A failure says how it ended (exit code or signal) and what
+ * it printed: execFile's own message names only the command, which left a CI failure unexplained.
+ */
+export function checkoutCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ["bin/checkout.js", ...args], { env }, (error, stdout, stderr) => {
+      if (!error) {
+        resolve({ stdout, stderr });
+        return;
+      }
+      const ended = error.signal ? `signal ${error.signal}` : `exit code ${String(error.code)}`;
+      reject(new Error(`checkout ${args.join(" ")}: ${ended}\nstderr: ${stderr}\nstdout: ${stdout}`));
+    });
+  });
 }

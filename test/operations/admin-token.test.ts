@@ -1,15 +1,11 @@
 // How the service behaves for the people who run it (issue 9): start-up failures that say what is
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { migratedDataDir } from "../helpers/database.ts";
-import { occupiedPort, startProcess } from "../helpers/process.ts";
-
-const run = promisify(execFile);
+import { checkoutCli, occupiedPort, startProcess } from "../helpers/process.ts";
 
 describe("the admin token cannot be lost", () => {
   let dataDir: string;
@@ -45,8 +41,11 @@ describe("the admin token cannot be lost", () => {
     third.child.kill("SIGTERM");
     await third.exited;
 
-    const reset = await run(process.execPath, ["bin/checkout.js", "admin", "reset-token", "--json"], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", ADMIN_TOKEN: "" },
+    const reset = await checkoutCli(["admin", "reset-token", "--json"], {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      ADMIN_TOKEN: "",
     });
     const fresh = JSON.parse(reset.stdout).adminToken as string;
     assert.match(fresh, /^adm_/);
