@@ -1,18 +1,16 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
+import { CliFailure, checkoutCli } from "../helpers/process.ts";
 import { Receiver, WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
-
-const execFileAsync = promisify(execFile);
 
 describe("checkout listen and checkout trigger (DESIGN §6)", () => {
   let service: TestService;
@@ -40,8 +38,7 @@ describe("checkout listen and checkout trigger (DESIGN §6)", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const cli = (...args: string[]) =>
-    execFileAsync(process.execPath, ["bin/checkout.js", ...args, "--url", service.url], { env });
+  const cli = (...args: string[]) => checkoutCli([...args, "--url", service.url], env);
 
   /** A running `checkout listen`; `output()` is what it printed so far. */
   const startListen = (...args: string[]) => {
@@ -160,11 +157,12 @@ describe("checkout listen and checkout trigger (DESIGN §6)", () => {
 
   it("answers mistakes with a line naming what failed, never a stack trace", async () => {
     const failing = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
-      const result = await execFileAsync(process.execPath, ["bin/checkout.js", ...args], {
-        env: { ...env, ...extraEnv },
-      }).then(
+      const result = await checkoutCli(args, { ...env, ...extraEnv }).then(
         () => assert.fail(`checkout ${args.join(" ")} should fail`),
-        (error: { code: number; stderr: string }) => error,
+        (error: unknown) => {
+          assert.ok(error instanceof CliFailure, String(error));
+          return error;
+        },
       );
       assert.equal(result.code, 1, args.join(" "));
       assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
@@ -195,7 +193,7 @@ describe("checkout listen and checkout trigger (DESIGN §6)", () => {
       await failing(["payments", "get", "00000000-0000-0000-0000-000000000000", "--url", service.url]),
       /answered 404 NOT_FOUND/,
     );
-    const help = await execFileAsync(process.execPath, ["bin/checkout.js", "help", "payments"], { env });
+    const help = await checkoutCli(["help", "payments"], env);
     assert.match(help.stdout, /list \[options\]/);
     assert.match(help.stdout, /refund \[options\] <transactionId>/);
   });

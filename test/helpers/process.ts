@@ -61,22 +61,31 @@ export async function occupiedPort(): Promise<{ port: number; server: Server }> 
   return { port: (server.address() as { port: number }).port, server };
 }
 
-/**
- * Runs `bin/checkout.js` to its end. A failure says how it ended (exit code or signal) and what
- * it printed: execFile's own message names only the command, which left a CI failure unexplained.
- */
+/** How a `bin/checkout.js` run failed: its exit code or signal, and everything it printed. */
+export class CliFailure extends Error {
+  constructor(
+    args: string[],
+    readonly code: number | string | null | undefined,
+    readonly signal: NodeJS.Signals | null,
+    readonly stdout: string,
+    readonly stderr: string,
+  ) {
+    // execFile's own message names only the command, which once left a CI failure unexplained.
+    super(
+      `checkout ${args.join(" ")}: ${signal ? `signal ${signal}` : `exit code ${String(code)}`}\nstderr: ${stderr}\nstdout: ${stdout}`,
+    );
+  }
+}
+
+/** Runs `bin/checkout.js` to its end; a failure rejects with a `CliFailure`. */
 export function checkoutCli(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ["bin/checkout.js", ...args], { env }, (error, stdout, stderr) => {
-      if (!error) {
-        resolve({ stdout, stderr });
-        return;
-      }
-      const ended = error.signal ? `signal ${error.signal}` : `exit code ${String(error.code)}`;
-      reject(new Error(`checkout ${args.join(" ")}: ${ended}\nstderr: ${stderr}\nstdout: ${stdout}`));
+      if (error) reject(new CliFailure(args, error.code, error.signal ?? null, stdout, stderr));
+      else resolve({ stdout, stderr });
     });
   });
 }
