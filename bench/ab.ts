@@ -1,7 +1,8 @@
 // npm run bench:ab -- --base=REV [--path=/dashboard/payments] [--post] [--drain] [--rounds=8] [--seconds=2]
 // Two builds of the service side by side on one PostgreSQL database: REV's (built into .ab/REV)
-// and the working tree's (dist/, built first), both started with this tree's `npm start` flags. Each is loaded in turn, the order alternating, for
-// --rounds rounds: the VM's drift from one minute to the next falls on both alike, which two runs
+// and the working tree's (dist/, built first), each started with its own `npm start` flags, so a
+// change to those is measured too. Each is loaded in turn, the order alternating, for --rounds
+// rounds: the VM's drift from one minute to the next falls on both alike, which two runs
 // of `npm run bench` an hour apart cannot promise. Prints, per build, the requests served, the CPU
 // per request of the service and of PostgreSQL, each round's p99 and the peak RSS.
 //
@@ -25,8 +26,10 @@ import {
   drainBacklog,
   freshDatabase,
   type Service,
+  type ServiceBuild,
   seedPayments,
   start,
+  startCommandIn,
   startProcessorStub,
   startService,
   stop,
@@ -54,7 +57,7 @@ function run(command: string, args: string[], cwd = "."): string {
 }
 
 /** REV's sources, compiled with this tree's TypeScript, inside the repository so imports resolve. */
-function buildBase(rev: string): string {
+function buildBase(rev: string): ServiceBuild {
   const commit = run("git", ["rev-parse", "--short", rev]);
   const dir = `.ab/${commit}`;
   if (!existsSync(`${dir}/dist/src/main.js`)) {
@@ -62,7 +65,7 @@ function buildBase(rev: string): string {
     run("sh", ["-c", `git archive ${commit} | tar -x -C ${dir}`]);
     run(process.execPath, ["scripts/build.mjs"], dir);
   }
-  return `${dir}/dist/src/main.js`;
+  return startCommandIn(dir);
 }
 
 /** CPU of every PostgreSQL process on this machine, in ms (the server runs nothing else here). */
@@ -83,7 +86,7 @@ const peakRssMb = (service: Service) =>
     Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${service.child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024,
   );
 
-const baseScript = buildBase(base);
+const baseBuild = buildBase(base);
 run("npm", ["run", "build"]);
 if (drain) {
   await compareDrains();
@@ -93,7 +96,7 @@ const database = await freshDatabase();
 const stub = await startProcessorStub();
 try {
   const builds = [
-    { name: `A ${base}`, service: await startService({ DATABASE_URL: database.url }, stub, baseScript) },
+    { name: `A ${base}`, service: await startService({ DATABASE_URL: database.url }, stub, baseBuild) },
     { name: "B working tree", service: await startService({ DATABASE_URL: database.url }, stub) },
   ];
   const first = builds[0]?.service as Service;
@@ -173,11 +176,11 @@ async function compareDrains(): Promise<void> {
   try {
     const sides = await Promise.all(
       [
-        { name: `A ${base}`, script: baseScript },
-        { name: "B working tree", script: undefined },
-      ].map(async ({ name, script }, index) => {
+        { name: `A ${base}`, build: baseBuild },
+        { name: "B working tree", build: undefined },
+      ].map(async ({ name, build }, index) => {
         const database = databases[index] as (typeof databases)[number];
-        const service = await startService({ DATABASE_URL: database.url }, stub, script);
+        const service = await startService({ DATABASE_URL: database.url }, stub, build);
         const [payment] = await createPayments(service, 1);
         if (!payment) throw new Error(`${name}: could not create the payment the webhooks are about`);
         return {

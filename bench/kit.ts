@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { Queryable } from "../src/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
@@ -24,16 +25,26 @@ export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@
 export const ADMIN_TOKEN = `adm_bench_${randomBytes(8).toString("hex")}`;
 export const STRIPE_WEBHOOK_SECRET = "whsec_bench_secret";
 
-/** `npm start`'s command from package.json ("node FLAGS… dist/src/main.js"): what production runs. */
-const START_COMMAND = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    scripts: { start: string };
-  }
-).scripts.start
-  .split(" ")
-  .slice(1);
-const SERVICE_SCRIPT = START_COMMAND.at(-1) as string;
-const SERVICE_NODE_ARGS = START_COMMAND.slice(0, -1);
+/** A build of the service as `npm start` runs it: node's flags and the compiled entry point. */
+export interface ServiceBuild {
+  nodeArgs: string[];
+  script: string;
+}
+
+/**
+ * `npm start`'s command from the package.json in `root` ("node FLAGS… dist/src/main.js"): what
+ * production runs. Each build keeps its own flags, so an A/B of a change to them measures it.
+ */
+export function startCommandIn(root: string): ServiceBuild {
+  const words = (
+    JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { scripts: { start: string } }
+  ).scripts.start
+    .split(" ")
+    .slice(1);
+  return { nodeArgs: words.slice(0, -1), script: `${root}/${words.at(-1)}` };
+}
+
+const THIS_BUILD = startCommandIn(fileURLToPath(new URL("..", import.meta.url)));
 
 export interface Figure {
   scenario: string;
@@ -195,14 +206,14 @@ export async function startProcessorStub(): Promise<Processor> {
 export async function startService(
   env: Record<string, string>,
   processor: Processor | ((serviceUrl: string) => Promise<Processor>),
-  /** The compiled service to start; another build's for an A/B comparison (bench/ab.ts). */
-  script = SERVICE_SCRIPT,
+  /** The build to start; another revision's for an A/B comparison (bench/ab.ts). */
+  build = THIS_BUILD,
 ): Promise<Service> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const { url: sandboxUrl } = typeof processor === "function" ? await processor(url) : processor;
   const child = start(
-    script,
+    build.script,
     {
       PORT: String(port),
       PROCESSOR: "stripe",
@@ -218,7 +229,7 @@ export async function startService(
       EXPIRY_SWEEP_INTERVAL_MS: "60000",
       ...env,
     },
-    [...SERVICE_NODE_ARGS, ...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [])],
+    [...build.nodeArgs, ...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench/profiles"] : [])],
   );
   await waitUntilUp(`${url}/health/ready`);
   measureCpuOf(child);
