@@ -5,12 +5,26 @@ import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on, never one handed out before in this process: a port found free is
+ * free again until its process binds it, and the kernel may offer it to the next caller meanwhile
+ * (a baseline once lost its port to the processor stub started after it was chosen, and its
+ * readiness check was answered by the stub).
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("no free loopback port in 100 tries");
 }
 
 export async function waitUntilUp(url: string, timeoutMs = 60000): Promise<void> {
