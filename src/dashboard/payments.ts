@@ -4,9 +4,8 @@ import { ApiError } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { storableTime } from "../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";
-import type { PaymentResourceRow } from "../payments/core/store.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
-import type { PaymentFilter } from "../payments/queries/store.ts";
+import type { PaymentFilter, PaymentSummaryRow } from "../payments/queries/store.ts";
 import { money, time } from "../web/format.ts";
 import { html } from "../web/html.ts";
 import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
@@ -88,7 +87,7 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const csvLine = (row: PaymentResourceRow) =>
+const csvLine = (row: PaymentSummaryRow) =>
   `${[
     row.id,
     row.status,
@@ -108,7 +107,7 @@ const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries }> = async 
   app.get("/dashboard/payments", { schema: { querystring: paymentFilterQuery } }, async (request, reply) => {
     const principal = merchantOf(request);
     const query = request.query as FilterQuery;
-    const rows = await queries.list(principal.groupId, toPaymentFilter(query), PAGE_SIZE + 1);
+    const rows = await queries.listSummaries(principal.groupId, toPaymentFilter(query), PAGE_SIZE + 1);
     const page = rows.slice(0, PAGE_SIZE);
     const next = rows.length > PAGE_SIZE ? page[page.length - 1] : undefined;
     const params = filterParams(query);
@@ -156,7 +155,7 @@ ${next ? html`<a href="/dashboard/payments?${nextParams.toString()}" rel="next">
         yield `${CSV_HEADER}\r\n`;
         let afterId = filter.afterId;
         for (;;) {
-          const rows = await queries.list(principal.groupId, { ...filter, afterId }, CSV_BATCH);
+          const rows = await queries.listSummaries(principal.groupId, { ...filter, afterId }, CSV_BATCH);
           if (rows.length > 0) yield rows.map(csvLine).join("");
           if (rows.length < CSV_BATCH) return;
           afterId = rows[rows.length - 1]?.id;

@@ -9,7 +9,14 @@ import {
   type PaymentResourceRow,
   type PaymentRow,
 } from "../core/store.ts";
-import { dailyPaymentTotals, listPayments, listStatusChanges, type PaymentFilter } from "./store.ts";
+import {
+  dailyPaymentTotals,
+  listPaymentSummaries,
+  listPayments,
+  listStatusChanges,
+  type PaymentFilter,
+  type PaymentSummaryRow,
+} from "./store.ts";
 
 /** What the hosted link (/pay/:token) does for the customer. */
 export type LinkAnswer =
@@ -41,6 +48,11 @@ export class PaymentQueries {
   /** A page of the group's payments, newest first. */
   list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentResourceRow[]> {
     return listPayments(this.db, groupId, filter, limit);
+  }
+
+  /** The same, with only what the dashboard's list and its export show. */
+  listSummaries(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentSummaryRow[]> {
+    return listPaymentSummaries(this.db, groupId, filter, limit);
   }
 
   statusHistory(payment: PaymentRow) {

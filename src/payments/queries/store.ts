@@ -3,7 +3,7 @@ import type { Queryable } from "../../db/database.ts";
 import { prepared } from "../../db/prepared.ts";
 import type { Currency } from "../core/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
-import { type PaymentResourceRow, RESOURCE_COLUMNS } from "../core/store.ts";
+import { type PaymentResourceRow, type PaymentRow, RESOURCE_COLUMNS } from "../core/store.ts";
 
 export interface PaymentFilter {
   status?: PaymentStatus | undefined;
@@ -17,40 +17,58 @@ export interface PaymentFilter {
   afterId?: string | undefined;
 }
 
+/** What the dashboard's list and its CSV export show of a payment: no metadata, no processor ids. */
+const SUMMARY_COLUMNS =
+  "id, status, amount, currency, customer_email, description, created_at, completed_at, refunded_amount";
+
+export type PaymentSummaryRow = Pick<
+  PaymentRow,
+  | "id"
+  | "status"
+  | "amount"
+  | "currency"
+  | "customer_email"
+  | "description"
+  | "created_at"
+  | "completed_at"
+  | "refunded_amount"
+>;
+
 /**
- * A group's payments, newest first, by keyset so a page costs the same at any depth. The API's
- * list, the dashboard's and its CSV show no more than the resource's columns, so no more are read.
+ * A group's payments, newest first, by keyset so a page costs the same at any depth. Each listing
+ * reads only the columns it shows: the API's list the resource's, the dashboard's list and its CSV
+ * export a summary's (metadata, processor ids: parsed for every row, shown nowhere).
  * The statement holds only the filters given, so each shape has one plan on its own index (the
  * listing's, the status's or the email's). Every shape but a date range is prepared: its plan does
  * not depend on the values; a range's selectivity does.
  */
-export function listPayments(
-  q: Queryable,
-  groupId: string,
-  filter: PaymentFilter,
-  limit: number,
-): Promise<PaymentResourceRow[]> {
-  const params: unknown[] = [groupId];
-  const conditions = ["group_id = $1"];
-  const where = (condition: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(condition(`$${params.length}`));
-  };
-  if (filter.status) where((p) => `status = ${p}`, filter.status);
-  if (filter.from) where((p) => `created_at >= ${p}`, filter.from);
-  if (filter.to) where((p) => `created_at < ${p}`, filter.to);
-  if (filter.transactionId) where((p) => `id = ${p}::uuid`, filter.transactionId);
-  if (filter.customerEmail) where((p) => `lower(customer_email) = lower(${p}::text)`, filter.customerEmail);
-  if (filter.afterId)
-    where(
-      (p) => `(created_at, id) < (SELECT created_at, id FROM payments WHERE id = ${p}::uuid)`,
-      filter.afterId,
-    );
-  params.push(limit);
-  const sql = `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE ${conditions.join(" AND ")}
+function listing<Row>(columns: string) {
+  return (q: Queryable, groupId: string, filter: PaymentFilter, limit: number): Promise<Row[]> => {
+    const params: unknown[] = [groupId];
+    const conditions = ["group_id = $1"];
+    const where = (condition: (placeholder: string) => string, value: unknown) => {
+      params.push(value);
+      conditions.push(condition(`$${params.length}`));
+    };
+    if (filter.status) where((p) => `status = ${p}`, filter.status);
+    if (filter.from) where((p) => `created_at >= ${p}`, filter.from);
+    if (filter.to) where((p) => `created_at < ${p}`, filter.to);
+    if (filter.transactionId) where((p) => `id = ${p}::uuid`, filter.transactionId);
+    if (filter.customerEmail) where((p) => `lower(customer_email) = lower(${p}::text)`, filter.customerEmail);
+    if (filter.afterId)
+      where(
+        (p) => `(created_at, id) < (SELECT created_at, id FROM payments WHERE id = ${p}::uuid)`,
+        filter.afterId,
+      );
+    params.push(limit);
+    const sql = `SELECT ${columns} FROM payments WHERE ${conditions.join(" AND ")}
      ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
-  return q.query<PaymentResourceRow>(filter.from || filter.to ? sql : prepared(sql), params);
+    return q.query<Row>(filter.from || filter.to ? sql : prepared(sql), params);
+  };
 }
+
+export const listPayments = listing<PaymentResourceRow>(RESOURCE_COLUMNS);
+export const listPaymentSummaries = listing<PaymentSummaryRow>(SUMMARY_COLUMNS);
 
 export interface StatusChangeRow {
   from_status: PaymentStatus | null;
