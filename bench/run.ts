@@ -19,6 +19,7 @@ import {
   cannon,
   children,
   createBody,
+  createLoad,
   createPayments,
   createScenario,
   DURATION_S,
@@ -29,6 +30,8 @@ import {
   figures,
   formatTable,
   freshDatabase,
+  interleaved,
+  type Load,
   measureCpuOf,
   outcome,
   type Processor,
@@ -435,33 +438,56 @@ async function main() {
       body: createBody,
     });
     await cannon("baseline: insert", post("/insert"));
-    await cannon("baseline: insert+post", post("/insert-post"));
-    await cannon("baseline: select", { url: `${baseUrl}/select` });
-    await stop(baseline);
+    const insertPost: Load = {
+      scenario: "baseline: insert+post",
+      options: post("/insert-post"),
+      server: baseline,
+    };
+    const select: Load = {
+      scenario: "baseline: select",
+      options: { url: `${baseUrl}/select` },
+      server: baseline,
+    };
+    // Without the PostgreSQL part they are still what the other parts compare with.
+    if (!wants("pg")) {
+      await cannon(insertPost.scenario, insertPost.options);
+      await cannon(select.scenario, select.options);
+    }
 
     process.stderr.write("service on PostgreSQL\n");
     service = await startService({ DATABASE_URL: database.url }, stub);
     const memory = watchMemory(service.child.pid);
-    if (wants("pg")) await createScenario("create (pg)", service);
+    // The baseline server stays up: the create and the get are measured in turn with their baselines.
+    if (wants("pg")) {
+      await interleaved(insertPost, {
+        scenario: "create (pg)",
+        options: createLoad(service),
+        server: service.child,
+        extra: { baseline: insertPost.scenario },
+      });
+    }
     const payments = await createPayments(service, 200);
     let next = 0;
+    const keys = service.keys;
     if (wants("pg"))
-      await cannon(
-        "get (pg)",
-        {
+      await interleaved(select, {
+        scenario: "get (pg)",
+        options: {
           url: service.url,
           requests: [
             {
               method: "GET",
               setupRequest: (request) => {
                 next = (next + 1) % payments.length;
-                return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: service?.keys };
+                return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: keys };
               },
             },
           ],
         },
-        { baseline: "baseline: select" },
-      );
+        server: service.child,
+        extra: { baseline: select.scenario },
+      });
+    await stop(baseline);
     if (wants("pg"))
       await cannon(
         "auth test (pg)",
