@@ -191,25 +191,25 @@ export async function findPayment(
 }
 
 /** The columns the API's payment resource shows (src/payments/resource.ts), no more. */
-export const RESOURCE_COLUMNS =
-  "id, status, amount, currency, customer_email, description, metadata, processor_checkout_id, processor_payment_id, created_at, completed_at, refunded_amount, paid_at_processor";
+export const RESOURCE_FIELDS = [
+  "id",
+  "status",
+  "amount",
+  "currency",
+  "customer_email",
+  "description",
+  "metadata",
+  "processor_checkout_id",
+  "processor_payment_id",
+  "created_at",
+  "completed_at",
+  "refunded_amount",
+  "paid_at_processor",
+] as const satisfies readonly (keyof PaymentRow)[];
 
-export type PaymentResourceRow = Pick<
-  PaymentRow,
-  | "id"
-  | "status"
-  | "amount"
-  | "currency"
-  | "customer_email"
-  | "description"
-  | "metadata"
-  | "processor_checkout_id"
-  | "processor_payment_id"
-  | "created_at"
-  | "completed_at"
-  | "refunded_amount"
-  | "paid_at_processor"
->;
+export const RESOURCE_COLUMNS = RESOURCE_FIELDS.join(", ");
+
+export type PaymentResourceRow = Pick<PaymentRow, (typeof RESOURCE_FIELDS)[number]>;
 
 const FIND_PAYMENT_RESOURCE = prepared(
   `SELECT ${RESOURCE_COLUMNS} FROM payments WHERE id = $1 AND group_id = $2`,

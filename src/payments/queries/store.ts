@@ -3,7 +3,7 @@ import type { Queryable } from "../../db/database.ts";
 import { prepared } from "../../db/prepared.ts";
 import type { Currency } from "../core/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
-import { type PaymentResourceRow, type PaymentRow, RESOURCE_COLUMNS } from "../core/store.ts";
+import { type PaymentResourceRow, RESOURCE_COLUMNS, RESOURCE_FIELDS } from "../core/store.ts";
 
 export interface PaymentFilter {
   status?: PaymentStatus | undefined;
@@ -17,22 +17,20 @@ export interface PaymentFilter {
   afterId?: string | undefined;
 }
 
-/** What the dashboard's list and its CSV export show of a payment: no metadata, no processor ids. */
-const SUMMARY_COLUMNS =
-  "id, status, amount, currency, customer_email, description, created_at, completed_at, refunded_amount";
+/** What the resource shows and the dashboard's list and its CSV export do not. */
+const NOT_SUMMARISED = [
+  "metadata",
+  "processor_checkout_id",
+  "processor_payment_id",
+  "paid_at_processor",
+] as const;
 
-export type PaymentSummaryRow = Pick<
-  PaymentRow,
-  | "id"
-  | "status"
-  | "amount"
-  | "currency"
-  | "customer_email"
-  | "description"
-  | "created_at"
-  | "completed_at"
-  | "refunded_amount"
->;
+/** A payment as the dashboard's list and its CSV export show it. */
+export type PaymentSummaryRow = Omit<PaymentResourceRow, (typeof NOT_SUMMARISED)[number]>;
+
+const SUMMARY_COLUMNS = RESOURCE_FIELDS.filter(
+  (field) => !(NOT_SUMMARISED as readonly string[]).includes(field),
+).join(", ");
 
 /**
  * A group's payments, newest first, by keyset so a page costs the same at any depth. Each listing
