@@ -10,7 +10,7 @@ import { type Database, postgresDatabase, type Queryable } from "../src/db/datab
 import { findPaymentResource } from "../src/payments/core/store.ts";
 import { insertPayment } from "../src/payments/create/store.ts";
 import { claimDueForExpiry } from "../src/payments/expiry/store.ts";
-import { listPayments } from "../src/payments/queries/store.ts";
+import { listPaymentSummaries, listPayments } from "../src/payments/queries/store.ts";
 import { paymentsChangedBetween } from "../src/payments/reconciliation/store.ts";
 import { listEventsAfterEvent } from "../src/webhooks/store.ts";
 import {
@@ -370,7 +370,7 @@ async function explainPaths(side: Side): Promise<string> {
     ],
     ["get", () => findPaymentResource(record, groupId, side.paymentIds[0] as string)],
     ["payments list API (first page)", () => listPayments(record, groupId, {}, 21)],
-    ["dashboard payment list (first page)", () => listPayments(record, groupId, {}, 51)],
+    ["dashboard payment list (first page)", () => listPaymentSummaries(record, groupId, {}, 51)],
     ["events stream catch-up", () => listEventsAfterEvent(record, groupId, side.resumeAfter, 200)],
     [
       "reconciliation run over a day (a batch half-way through the day)",

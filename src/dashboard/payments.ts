@@ -96,8 +96,8 @@ const csvLine = (row: PaymentSummaryRow) =>
     row.refunded_amount,
     row.customer_email,
     row.description,
-    row.created_at.toISOString(),
-    row.completed_at ? row.completed_at.toISOString() : null,
+    row.created_at,
+    row.completed_at,
   ]
     .map(csvField)
     .join(",")}\r\n`;

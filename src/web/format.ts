@@ -19,10 +19,13 @@ export function parseMajorUnits(text: string): number | null {
   return Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0"));
 }
 
-/** UTC without JavaScript; the page's script shows it in the viewer's zone, with UTC on hover. */
-export function time(date: Date | null | undefined) {
+/**
+ * UTC without JavaScript; the page's script shows it in the viewer's zone, with UTC on hover.
+ * Takes a Date, or its ISO 8601 UTC text as a listing reads it.
+ */
+export function time(date: Date | string | null | undefined) {
   if (!date) return "—";
-  const iso = date.toISOString();
+  const iso = typeof date === "string" ? date : date.toISOString();
   const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
   return html`<time datetime="${iso}" title="${utc}">${utc}</time>`;
 }

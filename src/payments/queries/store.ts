@@ -25,12 +25,27 @@ const NOT_SUMMARISED = [
   "paid_at_processor",
 ] as const;
 
-/** A payment as the dashboard's list and its CSV export show it. */
-export type PaymentSummaryRow = Omit<PaymentResourceRow, (typeof NOT_SUMMARISED)[number]>;
+/**
+ * Shown as ISO 8601 text, so read as it: a Date parsed for each of them was only formatted back.
+ * The listing orders by the table's column, not this text of the same name.
+ */
+const ISO_TIMES = ["created_at", "completed_at"] as const;
+
+/** A payment as the dashboard's list and its CSV export show it; times as ISO 8601 UTC text. */
+export type PaymentSummaryRow = Omit<
+  PaymentResourceRow,
+  (typeof NOT_SUMMARISED)[number] | (typeof ISO_TIMES)[number]
+> & { created_at: string; completed_at: string | null };
 
 const SUMMARY_COLUMNS = RESOURCE_FIELDS.filter(
   (field) => !(NOT_SUMMARISED as readonly string[]).includes(field),
-).join(", ");
+)
+  .map((field) =>
+    (ISO_TIMES as readonly string[]).includes(field)
+      ? `to_char(${field} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${field}`
+      : field,
+  )
+  .join(", ");
 
 /**
  * A group's payments, newest first, by keyset so a page costs the same at any depth. Each listing
@@ -60,7 +75,7 @@ function listing<Row>(columns: string) {
       );
     params.push(limit);
     const sql = `SELECT ${columns} FROM payments WHERE ${conditions.join(" AND ")}
-     ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+     ORDER BY payments.created_at DESC, payments.id DESC LIMIT $${params.length}`;
     return q.query<Row>(filter.from || filter.to ? sql : prepared(sql), params);
   };
 }
