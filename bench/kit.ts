@@ -306,7 +306,6 @@ export const createBody = JSON.stringify({
   metadata: { orderId: "bench" },
 });
 
-/** The create-payment scenario, against the INSERT + POST baseline. */
 /** A create with the bench's body, as a merchant's server sends it. */
 export const createLoad = (service: Service): autocannon.Options => ({
   url: `${service.url}/api/v1/payments/create`,
@@ -315,6 +314,7 @@ export const createLoad = (service: Service): autocannon.Options => ({
   body: createBody,
 });
 
+/** The create-payment scenario, against the INSERT + POST baseline. */
 export function createScenario(
   name: string,
   service: Service,
