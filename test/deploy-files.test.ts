@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config.ts";
 
-const read = (path: string) => readFile(new URL(`../${path}`, import.meta.url), "utf8");
+// The suite runs from the repository root (and from compiled copies of the tests).
+const read = (path: string) => readFile(path, "utf8");
 
 /** Dockerfile instructions of the final stage, continuation lines joined. */
 async function finalStage(): Promise<[string, string][]> {

@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import type { Queryable } from "../src/db/database.ts";
 import { createTestDatabase } from "./helpers/database.ts";
 
-const SNAPSHOT = new URL("./schema.snapshot.txt", import.meta.url);
+// The suite runs from the repository root (and from compiled copies of the tests).
+const SNAPSHOT = "test/schema.snapshot.txt";
 
 async function describeSchema(db: Queryable): Promise<string> {
   const columns = await db.query<{ line: string }>(
