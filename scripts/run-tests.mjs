@@ -1,7 +1,7 @@
 // Runs every test/**/*.test.ts with node's own test runner (Node 20 has no glob for --test), on
 // plain JavaScript compiled from the sources first.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 
@@ -61,9 +61,7 @@ async function compileTests() {
   // Scopes the output as ES modules and answers src/config.ts's import of ../package.json.
   cpSync("package.json", join(next, "package.json"));
   rmSync(old, { recursive: true, force: true });
-  try {
-    renameSync(COMPILED, old);
-  } catch {}
+  if (existsSync(COMPILED)) renameSync(COMPILED, old);
   renameSync(next, COMPILED);
   rmSync(old, { recursive: true, force: true });
 }
