@@ -4,9 +4,10 @@
 // keeps the dist/ it was given, and says so when there is none.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { replaceDir } from "./replace-dir.mjs";
 
 const require = createRequire(import.meta.url);
 let tsc;
@@ -29,7 +30,6 @@ try {
  */
 function build(project, dist, extra = () => {}) {
   const next = `${dist}.next-${process.pid}`;
-  const old = `${dist}.old-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
   const result = spawnSync(process.execPath, [tsc, "-p", project, "--outDir", next], { stdio: "inherit" });
   if (result.status !== 0) {
@@ -37,9 +37,7 @@ function build(project, dist, extra = () => {}) {
     process.exit(result.status ?? 1);
   }
   extra(next);
-  if (existsSync(dist)) renameSync(dist, old);
-  renameSync(next, dist);
-  rmSync(old, { recursive: true, force: true });
+  replaceDir(next, dist);
 }
 
 /** Every input of the build, by path and content: the same hash means the same dist/. */
@@ -63,6 +61,7 @@ function sourceHash() {
     "packages/client/package.json",
     "packages/client/tsconfig.json",
     "scripts/build.mjs",
+    "scripts/replace-dir.mjs",
   ]) {
     hash.update(file).update(readFileSync(file));
   }

@@ -1,9 +1,10 @@
 // Runs every test/**/*.test.ts with node's own test runner (Node 20 has no glob for --test), on
 // plain JavaScript compiled from the sources first.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { replaceDir } from "./replace-dir.mjs";
 
 function findFiles(dir, wanted) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -22,8 +23,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 // The CLI tests run bin/checkout.js, which runs the compiled service, as production does.
-const dist = spawnSync(process.execPath, ["scripts/build.mjs", "--if-changed"], { stdio: "inherit" });
-if (dist.status !== 0) process.exit(dist.status ?? 1);
+const distBuild = spawnSync(process.execPath, ["scripts/build.mjs", "--if-changed"], {
+  stdio: "inherit",
+});
+if (distBuild.status !== 0) process.exit(distBuild.status ?? 1);
 
 /** The TypeScript the tests load, and the files beside it that it reads (migrations, package.json). */
 const SOURCE_DIRS = ["src", "test", "examples"];
@@ -37,7 +40,6 @@ const COMPILED = join("node_modules", ".cache", "checkout-tests", "js");
  */
 async function compileTests() {
   const next = `${COMPILED}.next-${process.pid}`;
-  const old = `${COMPILED}.old-${process.pid}`;
   const sources = SOURCE_DIRS.flatMap((dir) => findFiles(dir, (name) => name.endsWith(".ts")));
   const result = await build({
     entryPoints: sources,
@@ -60,10 +62,7 @@ async function compileTests() {
   }
   // Scopes the output as ES modules and answers src/config.ts's import of ../package.json.
   cpSync("package.json", join(next, "package.json"));
-  rmSync(old, { recursive: true, force: true });
-  if (existsSync(COMPILED)) renameSync(COMPILED, old);
-  renameSync(next, COMPILED);
-  rmSync(old, { recursive: true, force: true });
+  replaceDir(next, COMPILED);
 }
 
 /** `from "./a.ts"`, `import "../b.ts"`, `import("./c.ts")`: relative module specifiers only. */

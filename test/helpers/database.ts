@@ -16,7 +16,7 @@ const CACHE_DIR = join(process.cwd(), "node_modules", ".cache", "checkout-tests"
 
 const TEMPLATE_SETTINGS = "\nshared_buffers = 16MB\n";
 
-/** Names the cached migrated database: it changes with the migrations and with PGlite itself. */
+/** Names the cached template: it changes with the migrations, PGlite and the template's settings. */
 async function migratedKey(): Promise<string> {
   const migrations = await loadMigrations();
   return createHash("sha256")
