@@ -1,8 +1,9 @@
 // Runs every test/**/*.test.ts with node's own test runner (Node 20 has no glob for --test), on
 // plain JavaScript compiled from the sources first.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { replaceDir } from "./replace-dir.mjs";
 
@@ -68,22 +69,126 @@ async function compileTests() {
 /** `from "./a.ts"`, `import "../b.ts"`, `import("./c.ts")`: relative module specifiers only. */
 const RELATIVE_TS_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
 
+/**
+ * Test files that start the service as a process, run the CLI or drive Chromium spend their time
+ * in those children, often waiting: each keeps a process of its own. Only the balance of the run
+ * depends on this guess, never a result.
+ */
+const STARTS_CHILDREN = /\b(?:startProcess|checkoutCli|launchChromium|spawn|execFile)\(/;
+/** About how many test files share one process: enough to pay the imports once, few enough to balance. */
+const FILES_PER_SHARD = 7;
+/** How long each test file took last time (scripts/test-durations.mjs), by source path, to balance this run. */
+const DURATIONS = join("node_modules", ".cache", "checkout-tests", "durations.json");
+
+const compiled = (file) => join(COMPILED, file.replace(/\.ts$/, ".js"));
+
+function readDurations() {
+  try {
+    return JSON.parse(readFileSync(DURATIONS, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Each file's expected duration: last run's, or, for a file not run before (every file in a fresh
+ * clone), its source size at the rate of the files that were.
+ */
+function expectedDurations(testFiles, sources) {
+  const last = readDurations();
+  let knownTime = 0;
+  let knownSize = 0;
+  for (const file of testFiles) {
+    const time = last[file];
+    if (time === undefined) continue;
+    knownTime += time;
+    knownSize += sources.get(file).length;
+  }
+  const perByte = knownSize > 0 ? knownTime / knownSize : 1;
+  return new Map(testFiles.map((file) => [file, last[file] ?? sources.get(file).length * perByte]));
+}
+
+/**
+ * The processes of this run, longest first. The in-process test files are grouped into shards,
+ * each one process that imports its files in turn: a test process spent about a second loading
+ * the service's modules and another warming up the code that builds it before its first test
+ * ran, and in a shard its files after the first pay neither. Files go to the shard with the least
+ * expected time so far, longest first.
+ */
+function planProcesses(testFiles) {
+  const sources = new Map(testFiles.map((file) => [file, readFileSync(file, "utf8")]));
+  const expected = expectedDurations(testFiles, sources);
+  const own = testFiles.filter((file) => STARTS_CHILDREN.test(sources.get(file)));
+  const shared = testFiles.filter((file) => !own.includes(file));
+  const byExpected = (a, b) => b.time - a.time;
+  const shards = Array.from({ length: Math.ceil(shared.length / FILES_PER_SHARD) }, () => ({
+    files: [],
+    time: 0,
+  }));
+  for (const file of shared.sort((a, b) => expected.get(b) - expected.get(a))) {
+    const lightest = shards.reduce((least, shard) => (shard.time < least.time ? shard : least));
+    lightest.files.push(file);
+    lightest.time += expected.get(file);
+  }
+  const ownProcesses = own.map((file) => ({ path: compiled(file), time: expected.get(file) }));
+  const shardProcesses = shards.map((shard, index) => ({
+    path: writeShard(shard.files, index),
+    time: shard.time,
+  }));
+  return [...ownProcesses, ...shardProcesses].sort(byExpected).map((entry) => entry.path);
+}
+
+/** One module that imports the shard's test files; node:test runs their suites in that order. */
+function writeShard(files, index) {
+  if (files.length === 1) return compiled(files[0]);
+  const dir = join(COMPILED, "shards");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `shard-${index + 1}.test.js`);
+  const imports = files.map(
+    (file) => `import ${JSON.stringify(pathToFileURL(resolve(compiled(file))).href)};`,
+  );
+  writeFileSync(path, `${imports.join("\n")}\n`);
+  return path;
+}
+
+/** Last run's durations with this run's over them: a run of a few files keeps the others'. */
+function saveDurations(reported) {
+  let measured;
+  try {
+    measured = JSON.parse(readFileSync(reported, "utf8"));
+  } catch {
+    return; // a run stopped before its reporter finished measures nothing
+  }
+  writeFileSync(DURATIONS, JSON.stringify({ ...readDurations(), ...measured }, null, 1));
+  rmSync(reported, { force: true });
+}
+
 await compileTests();
+const processes = planProcesses(files);
+const reported = `${DURATIONS}.${process.pid}`;
 // --liftoff-only: each test file is a short-lived process, and most of them compile PGlite's
 // WebAssembly. Its baseline compile is all they need; optimising it again in the background cost
 // the suite about a fifth of its CPU (3 min 33 s -> 2 min 54 s on this 2-core VM). The services
 // the process tests start get it too (test/helpers/process.ts).
-const compiledTests = files.map((file) => join(COMPILED, file.replace(/\.ts$/, ".js")));
+// Three processes at a time on two cores: the process and browser tests, and some suites, spend
+// much of their time waiting on children or timers, and a third process uses what they leave.
+// The reporter on the terminal is node's own choice (spec on a terminal, TAP elsewhere); the
+// second one writes each file's duration for the next run's plan.
 const run = spawnSync(
   process.execPath,
   [
     "--liftoff-only",
     "--enable-source-maps",
     "--test",
-    "--test-concurrency=2",
+    "--test-concurrency=3",
     "--test-timeout=300000",
-    ...compiledTests,
+    `--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
+    "--test-reporter-destination=stdout",
+    "--test-reporter=./scripts/test-durations.mjs",
+    `--test-reporter-destination=${reported}`,
+    ...processes,
   ],
   { stdio: "inherit" },
 );
+saveDurations(reported);
 process.exit(run.status ?? 1);

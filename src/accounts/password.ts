@@ -22,11 +22,16 @@ let cost = COST;
 
 /**
  * For test suites only: a cheap cost, so a suite's hundreds of sign-ins do not spend a third of a
- * second of CPU each. No setting reaches it: the service never calls it, and a process started
- * from the command line always hashes at the full cost.
+ * second of CPU each, until the returned function puts back the cost before it (test files share
+ * a process). No setting reaches it: the service never calls it, and a process started from the
+ * command line always hashes at the full cost.
  */
-export function useCheapPasswordHashesInTests(): void {
+export function useCheapPasswordHashesInTests(): () => void {
+  const before = cost;
   cost = { N: 2 ** 10, r: 8, p: 1 };
+  return () => {
+    cost = before;
+  };
 }
 
 /** "scrypt$N$r$p$salt$hash", so the cost can be raised later without breaking stored hashes. */
@@ -48,11 +53,14 @@ export async function passwordMatches(password: string, stored: string): Promise
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-let decoy: Promise<string> | undefined;
-/** A hash to compare against when the account is unknown, so the answer's timing says nothing. */
+let decoy: { cost: typeof COST; hash: Promise<string> } | undefined;
+/**
+ * A hash to compare against when the account is unknown, so the answer's timing says nothing:
+ * made at the cost new hashes are made at.
+ */
 export const decoyHash = (): Promise<string> => {
-  decoy ??= hashPassword(randomBytes(16).toString("hex"));
-  return decoy;
+  if (decoy?.cost !== cost) decoy = { cost, hash: hashPassword(randomBytes(16).toString("hex")) };
+  return decoy.hash;
 };
 
 /** Why a new password is refused, or null when it is acceptable. */

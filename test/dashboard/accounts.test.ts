@@ -2,14 +2,18 @@
 // passwords, sign-in throttling, cookies, CSRF, sign-out and revocation, all over real HTTP.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
-import { acceptInvite, invitePath, PageClient, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
+import {
+  acceptInvite,
+  cheapPasswordHashes,
+  invitePath,
+  PageClient,
+  signedInUser,
+  TEST_PASSWORD,
+} from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
-// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
-useCheapPasswordHashesInTests();
-
 describe("dashboard accounts and sessions", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
 
@@ -368,6 +372,7 @@ describe("dashboard accounts and sessions", () => {
 });
 
 describe("sign-in throttling per address", () => {
+  cheapPasswordHashes();
   it("refuses every sign-in from an address with 100 failures in 15 minutes, whatever the account", async () => {
     const service = await startTestService();
     try {
@@ -403,6 +408,7 @@ describe("sign-in throttling per address", () => {
 });
 
 describe("dashboard cookies behind https", () => {
+  cheapPasswordHashes();
   it("are Secure when PUBLIC_URL is https, and pages answer only on its host", async () => {
     const service = await startTestService({
       PUBLIC_URL: "https://checkout.example.com",

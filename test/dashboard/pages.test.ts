@@ -2,18 +2,22 @@
 // export, escaping, keys and secrets, users, and the operator's queues.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
-import { acceptInvite, PageClient, SECRET_TOKEN, signedInOperator, signedInUser } from "../helpers/pages.ts";
+import {
+  acceptInvite,
+  cheapPasswordHashes,
+  PageClient,
+  SECRET_TOKEN,
+  signedInOperator,
+  signedInUser,
+} from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
-
-// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
-useCheapPasswordHashesInTests();
 
 const CSV_HEADER =
   "transactionId,status,amount,currency,amountRefunded,customerEmail,description,createdAt,completedAt";
 
 describe("dashboard pages", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   let otherGroup: TestGroup;

@@ -4,13 +4,15 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
-import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
-import { invitePath as linkPath, PageClient, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
+import {
+  cheapPasswordHashes,
+  invitePath as linkPath,
+  PageClient,
+  signedInUser,
+  TEST_PASSWORD,
+} from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
-
-// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
-useCheapPasswordHashesInTests();
 
 const NEW_PASSWORD = "a fresh password after the reset";
 
@@ -57,6 +59,7 @@ const signIn = async (service: TestService, email: string, password: string) => 
 };
 
 describe("password reset", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   before(async () => {
@@ -156,6 +159,7 @@ describe("password reset", () => {
 });
 
 describe("password reset and invites by e-mail", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let smtp: Awaited<ReturnType<typeof smtpListener>>;
   let group: TestGroup;

@@ -3,12 +3,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import * as OTPAuth from "otpauth";
-import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
-import { PageClient, signedInOperator, signedInUser, TEST_PASSWORD } from "../helpers/pages.ts";
+import {
+  cheapPasswordHashes,
+  PageClient,
+  signedInOperator,
+  signedInUser,
+  TEST_PASSWORD,
+} from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
-
-// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
-useCheapPasswordHashesInTests();
 
 const decode = (text: string) =>
   text.replaceAll("&amp;", "&").replaceAll("&#61;", "=").replaceAll("&#x3D;", "=").replaceAll("&quot;", '"');
@@ -43,6 +45,7 @@ async function signInWithPassword(service: TestService, email: string, base = "/
 }
 
 describe("two-factor sign-in", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   before(async () => {
@@ -172,6 +175,7 @@ describe("two-factor sign-in", () => {
 });
 
 describe("operators required to use two-factor sign-in", () => {
+  cheapPasswordHashes();
   let service: TestService;
   before(async () => {
     service = await startTestService({ OPERATORS_REQUIRE_2FA: "true" });

@@ -4,17 +4,14 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
-import { invitePath, TEST_PASSWORD } from "../helpers/pages.ts";
+import { cheapPasswordHashes, invitePath, TEST_PASSWORD } from "../helpers/pages.ts";
 import type { Receiver } from "../helpers/receiver.ts";
 import { clickAndLoad, launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-// Many sign-ins: hashed cheaply here (test/unit/password.test.ts holds the real cost).
-useCheapPasswordHashesInTests();
-
 describe("the dashboard and console in a real browser", { skip: needsChromium() }, () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   let receiver: Receiver;

@@ -1,5 +1,7 @@
 // A cookie-keeping client for the dashboard and console pages, as a browser without JavaScript
 // would use them: it reads each form's CSRF token from the page it got and posts it back.
+import { after, before } from "node:test";
+import { useCheapPasswordHashesInTests } from "../../src/accounts/password.ts";
 import type { TestGroup, TestService } from "./service.ts";
 
 export interface PageResponse {
@@ -16,6 +18,18 @@ export const TEST_PASSWORD = "correct horse battery staple";
  * key's random text ("pk_8hsk_…", about one key in 12,000), which once failed a CI run.
  */
 export const SECRET_TOKEN = /(?<![A-Za-z0-9_-])(?:sk|whsec)_/;
+
+/**
+ * Many sign-ins: hashed cheaply for the tests of the suite this is called in, and at the real cost
+ * again after them (test files share a process; test/unit/password.test.ts holds the real cost).
+ */
+export function cheapPasswordHashes(): void {
+  let restore = () => {};
+  before(() => {
+    restore = useCheapPasswordHashesInTests();
+  });
+  after(() => restore());
+}
 
 export class PageClient {
   readonly cookies = new Map<string, string>();
