@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
-import pg from "pg";
+import type pg from "pg";
 import { preparedName } from "./prepared.ts";
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
@@ -80,9 +81,13 @@ const statement = (text: string, values: unknown[] = []): pg.QueryConfig => {
   return name ? { name, text, values } : { text, values };
 };
 
+const require = createRequire(import.meta.url);
+
 export function postgresDatabase(connectionString: string, options: PostgresOptions = {}): Database {
+  // Loaded here, not at start: the embedded database (the default) has no use for it.
+  const { Client, Pool, escapeIdentifier } = require("pg") as typeof pg;
   const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString,
     max: options.max ?? 20,
     connectionTimeoutMillis: 3000,
@@ -148,7 +153,7 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
       let retry: NodeJS.Timeout | undefined;
       const connect = async () => {
         if (stopped) return;
-        const candidate = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
+        const candidate = new Client({ connectionString, connectionTimeoutMillis: 3000 });
         candidate.on("notification", (message) => onNotify(message.payload));
         candidate.on("error", () => {
           candidate.end().catch(() => {});
@@ -156,7 +161,7 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
         });
         try {
           await candidate.connect();
-          await candidate.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+          await candidate.query(`LISTEN ${escapeIdentifier(channel)}`);
           client = candidate;
           // Anything sent while we were away is covered by this payload-less call.
           onNotify();

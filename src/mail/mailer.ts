@@ -1,5 +1,5 @@
 // Outgoing e-mail (invites, password resets) through the SMTP server of SMTP_URL, with nodemailer.
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 export interface MailMessage {
   to: string;
@@ -13,10 +13,14 @@ export interface Mailer {
 
 /** SMTP_URL (smtp:// or smtps://, credentials in the URL) and the From address. */
 export function smtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl);
+  // nodemailer is loaded by the first message, not at start (SMTP_URL was checked by the config).
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(message) {
-      await transport.sendMail({ from, ...message });
+      transport ??= import("nodemailer").then(({ default: nodemailer }) =>
+        nodemailer.createTransport(smtpUrl),
+      );
+      await (await transport).sendMail({ from, ...message });
     },
   };
 }

@@ -1,12 +1,19 @@
 // A QR code drawn on the server as SVG rectangles: no script, no image request, no outside
 // service. One path per row keeps the markup small.
-import QRCode from "qrcode";
+import { createRequire } from "node:module";
+import type QRCodeModule from "qrcode";
 import { html } from "./html.ts";
+
+// Loaded by the first two-factor enrolment page, not at start: sixty modules most starts (every
+// CLI command, every test process) would load for nothing.
+const require = createRequire(import.meta.url);
+let QRCode: typeof QRCodeModule | undefined;
 
 const QUIET_ZONE = 4;
 const MODULE = 4;
 
 export function qrCode(text: string, label: string) {
+  QRCode ??= require("qrcode") as typeof QRCodeModule;
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const size = modules.size + 2 * QUIET_ZONE;
   const rows: string[] = [];
