@@ -18,13 +18,12 @@ function rebuild(error: { message: string; name: string; fields: Record<string, 
 /**
  * The embedded database (PGlite) on its own thread, behind the same interface as PostgreSQL:
  * queries are messages, a transaction holds the database until it ends, as PGlite's own does.
- * `dataDir` keeps the data on disk; `image` starts from a dumped data directory (tests).
  */
 export async function startEmbeddedThread(
-  source: { dataDir: string } | { image: ArrayBuffer },
+  source: { dataDir: string },
   onClose: () => Promise<void> = async () => {},
 ): Promise<Database> {
-  const options = { workerData: source, ...("image" in source && { transferList: [source.image] }) };
+  const options = { workerData: source };
   const worker = import.meta.url.endsWith(".ts")
     ? // Run from the sources (tests, `npm run dev`): the thread registers the TypeScript loader first.
       new Worker(

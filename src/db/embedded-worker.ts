@@ -6,8 +6,8 @@ import type { WorkerReply, WorkerRequest } from "./embedded-protocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("embedded-worker.ts runs as a worker thread");
-const { dataDir, image } = workerData as { dataDir?: string; image?: ArrayBuffer };
-const pglite = await PGlite.create(dataDir, image ? { loadDataDir: new Blob([image]) } : {});
+const { dataDir } = workerData as { dataDir: string };
+const pglite = await PGlite.create(dataDir);
 
 /** Open transactions: their handle, and how to end them when the main thread says so. */
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
