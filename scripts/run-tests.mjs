@@ -153,14 +153,14 @@ function writeShard(files, index) {
 
 /** Last run's durations with this run's over them: a run of a few files keeps the others'. */
 function saveDurations(reported) {
-  let measured;
   try {
-    measured = JSON.parse(readFileSync(reported, "utf8"));
+    const measured = JSON.parse(readFileSync(reported, "utf8"));
+    writeFileSync(DURATIONS, JSON.stringify({ ...readDurations(), ...measured }, null, 1));
   } catch {
-    return; // a run stopped before its reporter finished measures nothing
+    // A run stopped before its reporter finished measures nothing; the last plan stands.
+  } finally {
+    rmSync(reported, { force: true });
   }
-  writeFileSync(DURATIONS, JSON.stringify({ ...readDurations(), ...measured }, null, 1));
-  rmSync(reported, { force: true });
 }
 
 await compileTests();
