@@ -100,6 +100,12 @@ export interface RunningService {
 export interface StartOptions {
   /** An already-open database (tests); otherwise opened from the config. */
   db?: Database;
+  /**
+   * The database as opened from the config by whoever started this (main.ts, before loading the
+   * service's modules): the first attempt to open it, with the same logs and retries as one made
+   * here.
+   */
+  opening?: Promise<Database>;
   /** Replaces the Stripe adapter (tests of processor failures). */
   processor?: ProcessorAdapter;
   /** Skip background workers (tests that drive them by hand). */
@@ -413,7 +419,12 @@ async function listenOn(app: FastifyInstance, variable: string, port: number, ho
 }
 
 /** Opens the database and migrates it, retrying while PostgreSQL is not reachable yet. */
-async function openAndMigrate(config: Config, log: FastifyBaseLogger, given?: Database): Promise<Database> {
+async function openAndMigrate(
+  config: Config,
+  log: FastifyBaseLogger,
+  given?: Database,
+  opening?: Promise<Database>,
+): Promise<Database> {
   const deadline = Date.now() + config.databaseConnectTimeoutSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
@@ -424,7 +435,7 @@ async function openAndMigrate(config: Config, log: FastifyBaseLogger, given?: Da
           : `opening the embedded database in ${config.dataDir} (first start takes a few seconds)`,
       );
     }
-    const db = given ?? (await openDatabase(config));
+    const db = given ?? (await (attempt === 1 && opening ? opening : openDatabase(config)));
     try {
       const applied = await migrate(db);
       for (const name of applied) log.info({ migration: name }, `applied migration ${name}`);
@@ -450,7 +461,7 @@ async function openAndMigrate(config: Config, log: FastifyBaseLogger, given?: Da
 /** Starts the whole service: database, migrations, sandbox processor, HTTP, workers. */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const app = createHttpApp(config);
-  const db = await openAndMigrate(config, app.log, options.db);
+  const db = await openAndMigrate(config, app.log, options.db, options.opening);
   const stoppers: (() => Promise<void>)[] = [];
   try {
     const admin = new AdminAuthenticator(db, config.adminToken, config.authFailuresPerMinute);

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startService } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DatabaseUnavailableError } from "./db/database.ts";
 import { DataDirLockedError } from "./db/embedded.ts";
+import { openDatabase } from "./db/open.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
 
 /** Sandbox mode on a terminal: everything needed to try the service, shown on stdout. */
@@ -50,7 +50,12 @@ function writeCredentialsFile(dataDir: string, adminToken: string): string {
 
 async function main() {
   const config = loadConfig();
-  const service = await startService(config);
+  // The embedded database starts on its own thread while this one loads the rest of the service:
+  // about a second of modules, which the thread's start used to wait behind.
+  const opening = openDatabase(config);
+  opening.catch(() => {}); // startService awaits it; a failure before then is not "unhandled"
+  const { startService } = await import("./app.ts");
+  const service = await startService(config, { opening });
   const { merchants } = service.services;
   const adminToken = service.adminAuth.unclaimed;
   if (config.processor === "sandbox") {
