@@ -9,6 +9,7 @@ import type { Resolver } from "./safe-connect.ts";
 import { type AttemptResult, WebhookSender } from "./sender.ts";
 import {
   type AttemptRecord,
+  type Claim,
   type ClaimedDelivery,
   claimDueDeliveries,
   OUTBOX_CHANNEL,
@@ -33,6 +34,9 @@ const TIMED_RECEIVERS = 10_000;
 
 /** Weight of the latest figure in the running averages of attempt and claim durations. */
 const SMOOTHING = 0.2;
+
+/** The least wait before claiming again after losing rows to another dispatcher's claim. */
+const MIN_CONTENTION_DELAY_MS = 2;
 
 /** Past the timeout, the least lease a waiting delivery must have left to be sent rather than given back. */
 const LEASE_MARGIN_MS = 5_000;
@@ -95,6 +99,10 @@ export class WebhookDispatcher {
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private readonly pollIntervalMs: number;
+  private contentionTimer: NodeJS.Timeout | undefined;
+  /** The last wait before claiming again after a lost race; 0 once a claim loses nothing. */
+  private contentionDelayMs = 0;
   private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
   private readonly revealed = new Map<string, string>();
@@ -116,6 +124,7 @@ export class WebhookDispatcher {
       allowedPrivateHosts: config.allowedPrivateHosts,
       ...(options.resolver && { resolver: options.resolver }),
     });
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.perDestinationLimit =
       options.perDestinationLimit ?? Math.max(1, Math.ceil(config.webhookConcurrency / 4));
   }
@@ -123,7 +132,7 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     this.stopWakeListener = this.options.outbox.onWake(this.wake);
     this.unlisten = await this.options.db.listen(OUTBOX_CHANNEL, this.wake);
-    this.pollTimer = setInterval(this.wake, this.options.pollIntervalMs ?? 1000);
+    this.pollTimer = setInterval(this.wake, this.pollIntervalMs);
     this.pollTimer.unref();
     this.wake();
   }
@@ -160,8 +169,10 @@ export class WebhookDispatcher {
         const free = this.holdBudget() - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
-        const claimed = await this.claim(free);
+        const { claimed, lost } = await this.claim(free);
         this.claimMs = smoothed(this.claimMs, performance.now() - claimAskedAt);
+        if (lost > 0) this.claimAfterContention();
+        else this.contentionDelayMs = 0;
         if (this.stopped) {
           await releaseUnsentClaims(this.options.db, claimed);
           break;
@@ -190,13 +201,34 @@ export class WebhookDispatcher {
     return false;
   }
 
+  /**
+   * Another dispatcher was leasing rows this claim chose. Its statement may still be running, so an
+   * immediate claim would choose and lose the same rows; one after about a claim's time finds them
+   * leased and reads past them. The wait doubles while claims keep losing (rows held by a long
+   * transaction), up to the poll interval, so a lost race costs milliseconds instead of a poll.
+   */
+  private claimAfterContention(): void {
+    if (this.contentionTimer || this.stopped) return;
+    this.contentionDelayMs = Math.min(
+      this.pollIntervalMs,
+      this.contentionDelayMs === 0
+        ? Math.max(MIN_CONTENTION_DELAY_MS, this.claimMs)
+        : 2 * this.contentionDelayMs,
+    );
+    this.contentionTimer = setTimeout(() => {
+      this.contentionTimer = undefined;
+      this.wake();
+    }, this.contentionDelayMs);
+    this.contentionTimer.unref();
+  }
+
   /** A finished attempt left its receiver at its refill mark. */
   private askRefill(): void {
     if (this.claiming) this.refillRequested = true;
     else this.wake();
   }
 
-  private claim(limit: number): Promise<ClaimedDelivery[]> {
+  private claim(limit: number): Promise<Claim> {
     const destinations = [...this.inFlightByDestination.keys()];
     return claimDueDeliveries(this.options.db, {
       limit,
@@ -455,6 +487,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     this.stopWakeListener?.();
     clearInterval(this.pollTimer);
+    clearTimeout(this.contentionTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();
     await this.claiming;

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, postgresDatabase } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
+import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import {
   claimDueDeliveries,
   INTERRUPTED_ATTEMPT,
@@ -107,7 +108,9 @@ describe("webhook durability and fairness", () => {
       async (first, group, hookUrl) => {
         await queueDeliveries(first, group, hookUrl, 1);
         // What a dispatcher does before sending, with a lease that runs out at once; then it "dies".
-        const [claimed] = await claimDueDeliveries(first.services.db, {
+        const {
+          claimed: [claimed],
+        } = await claimDueDeliveries(first.services.db, {
           limit: 1,
           saturated: [],
           held: [],
@@ -262,7 +265,7 @@ describe("webhook durability and fairness", () => {
       const group = await service.createGroup();
       await queueDeliveries(service, group, "https://fast.example.com/hook", 10);
       await queueDeliveries(service, group, "https://new.example.com/hook", 10);
-      const claimed = await claimDueDeliveries(service.services.db, {
+      const { claimed } = await claimDueDeliveries(service.services.db, {
         limit: 100,
         saturated: [],
         held: [{ destination: "fast.example.com", count: 2, limit: 7 }],
@@ -276,6 +279,93 @@ describe("webhook durability and fairness", () => {
       assert.equal(claimedFor("new.example.com"), 3, "the default hold");
     } finally {
       await service.close();
+    }
+  });
+
+  /** Runs `work` while another transaction holds row locks on every delivery, as a claim in progress would. */
+  async function whileDeliveriesLocked<T>(service: TestService, work: () => Promise<T>): Promise<T> {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const holder = service.services.db.transaction(async (tx) => {
+      await tx.query("SELECT id FROM webhook_deliveries FOR UPDATE");
+      holding();
+      await released;
+    });
+    await Promise.race([held, holder]);
+    try {
+      return await work();
+    } finally {
+      release();
+      await holder;
+    }
+  }
+
+  it("a claim that chose rows another dispatcher was locking counts them as lost", {
+    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run): the embedded database is one connection",
+  }, async () => {
+    const service = await startTestService({}, { workers: false });
+    try {
+      const group = await service.createGroup();
+      await queueDeliveries(service, group, "https://busy.example.com/hook", 10);
+      const claim = async () => {
+        const { claimed, lost } = await claimDueDeliveries(service.services.db, {
+          limit: 100,
+          saturated: [],
+          held: [],
+          holdLimit: 32,
+          leaseMs: 60_000,
+          sentTimestamp: new Date().toISOString(),
+        });
+        return { claimed: claimed.length, lost };
+      };
+      assert.deepEqual(await whileDeliveriesLocked(service, claim), { claimed: 0, lost: 10 });
+      assert.deepEqual(await claim(), { claimed: 10, lost: 0 }, "the same rows, once the other claim ended");
+      assert.deepEqual(await claim(), { claimed: 0, lost: 0 }, "leased rows are not due, so not lost either");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("a dispatcher that lost its rows to another's claim looks again within milliseconds, not at its next poll", {
+    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run): the embedded database is one connection",
+  }, async () => {
+    const receiver = new Receiver({ "/hook": () => 200 });
+    await receiver.start();
+    const service = await startTestService({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" }, { workers: false });
+    const { db, outbox, box, metrics } = service.services;
+    // A poll far beyond the test's wait: only the dispatcher's own retry can deliver in time.
+    const dispatcher = new WebhookDispatcher({
+      db,
+      outbox,
+      box,
+      metrics,
+      config: service.config,
+      log: service.app.log,
+      pollIntervalMs: 600_000,
+    });
+    try {
+      const group = await service.createGroup();
+      await queueDeliveries(service, group, `${receiver.url}/hook`, 10);
+      await whileDeliveriesLocked(service, async () => {
+        await dispatcher.start();
+        await sleep(100);
+        assert.equal(receiver.received.length, 0, "the locked rows were not sent");
+      });
+      await waitFor(
+        async () => (receiver.received.length === 10 ? true : undefined),
+        5000,
+        "the rows delivered after the locks were released",
+      );
+    } finally {
+      await dispatcher.stop();
+      await service.close();
+      await receiver.stop();
     }
   });
 
