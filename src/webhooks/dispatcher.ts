@@ -9,7 +9,7 @@ import type { Resolver } from "./safe-connect.ts";
 import { type AttemptResult, WebhookSender } from "./sender.ts";
 import {
   type AttemptRecord,
-  type Claim,
+  anyDueDeliveries,
   type ClaimedDelivery,
   claimDueDeliveries,
   OUTBOX_CHANNEL,
@@ -169,16 +169,18 @@ export class WebhookDispatcher {
         const free = this.holdBudget() - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
-        const { claimed, lost } = await this.claim(free);
+        const claimed = await this.claim(free);
         this.claimMs = smoothed(this.claimMs, performance.now() - claimAskedAt);
-        if (lost > 0) this.claimAfterContention();
-        else this.contentionDelayMs = 0;
         if (this.stopped) {
           await releaseUnsentClaims(this.options.db, claimed);
           break;
         }
         for (const delivery of claimed) this.hold({ delivery, claimAskedAt });
         this.startWaiting();
+        // Held deliveries ask for a refill as they finish; a dispatcher holding none hears nothing
+        // until a NOTIFY or its poll, even when it found nothing only because another was claiming.
+        if (this.heldTotal === 0 && (await anyDueDeliveries(this.options.db))) this.claimAfterContention();
+        else this.contentionDelayMs = 0;
         // A full batch suggests more are due.
         if (claimed.length === free) this.wakeRequested = true;
       } while (this.claimAgain() && !this.stopped);
@@ -202,10 +204,11 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Another dispatcher was leasing rows this claim chose. Its statement may still be running, so an
-   * immediate claim would choose and lose the same rows; one after about a claim's time finds them
-   * leased and reads past them. The wait doubles while claims keep losing (rows held by a long
-   * transaction), up to the poll interval, so a lost race costs milliseconds instead of a poll.
+   * Another dispatcher was leasing the rows this claim chose, and this one holds none. The other's
+   * statement may still be running, so an immediate claim would choose and lose the same rows; one
+   * after about a claim's time finds them leased and reads past them. The wait doubles while claims
+   * keep losing (rows held by a long transaction), up to the poll interval, so a lost race costs
+   * milliseconds instead of a poll.
    */
   private claimAfterContention(): void {
     if (this.contentionTimer || this.stopped) return;
@@ -228,7 +231,7 @@ export class WebhookDispatcher {
     else this.wake();
   }
 
-  private claim(limit: number): Promise<Claim> {
+  private claim(limit: number): Promise<ClaimedDelivery[]> {
     const destinations = [...this.inFlightByDestination.keys()];
     return claimDueDeliveries(this.options.db, {
       limit,

@@ -165,14 +165,6 @@ export interface ClaimedDelivery {
   previous_webhook_secret_expires_at: Date | null;
 }
 
-type Nullable<Row> = { [Column in keyof Row]: Row[Column] | null };
-
-export interface Claim {
-  claimed: ClaimedDelivery[];
-  /** Rows the claim chose but another dispatcher was leasing at that moment: more may be due. */
-  lost: number;
-}
-
 export interface ClaimRequest {
   limit: number;
   /** Receivers this dispatcher holds enough for until their next refill: their rows are skipped. */
@@ -223,22 +215,15 @@ const CLAIM_DUE_DELIVERIES = prepared(
        -- A lease that ran out unrecorded: the instance died mid-attempt. The log says so.
        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
        SELECT id, attempts, now(), NULL, $8, 0 FROM locked WHERE interrupted
-     ), leased AS (
-       UPDATE webhook_deliveries d SET
-         locked_until = now() + make_interval(secs => $5::double precision / 1000),
-         attempts = d.attempts + 1,
-         sent_timestamp = COALESCE(d.sent_timestamp, $6)
-       FROM webhook_events e JOIN groups g ON g.id = e.group_id
-       WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id
-       RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-         e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at
      )
-     -- Always one row at least, so that a claim that lost every row it chose (another dispatcher
-     -- was leasing them) can be told from one that found nothing due.
-     SELECT leased.*, chosen_count.n - locked_count.n AS lost
-     FROM (SELECT count(*)::int AS n FROM ranked WHERE slot <= hold_limit) AS chosen_count
-       CROSS JOIN (SELECT count(*)::int AS n FROM locked) AS locked_count
-       LEFT JOIN leased ON true`,
+     UPDATE webhook_deliveries d SET
+       locked_until = now() + make_interval(secs => $5::double precision / 1000),
+       attempts = d.attempts + 1,
+       sent_timestamp = COALESCE(d.sent_timestamp, $6)
+     FROM webhook_events e JOIN groups g ON g.id = e.group_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id
+     RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
+       e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
 );
 
 /**
@@ -247,11 +232,9 @@ const CLAIM_DUE_DELIVERIES = prepared(
  * lock is a write, and most of a backlog's due rows are past a receiver's budget. A row leased by
  * someone else between the read and the lock fails the recheck and is skipped. The row locks end
  * with the statement; the lease (locked_until) keeps others away until the attempt is recorded.
- * Rows skipped either way are counted as `lost`: dispatchers claiming together choose the same
- * oldest rows, and the one that loses should look again soon, past the winner's leases.
  */
-export async function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<Claim> {
-  const rows = await q.query<Nullable<ClaimedDelivery> & { lost: number }>(CLAIM_DUE_DELIVERIES, [
+export function claimDueDeliveries(q: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  return q.query<ClaimedDelivery>(CLAIM_DUE_DELIVERIES, [
     request.limit,
     request.saturated,
     request.held.map((entry) => entry.destination),
@@ -262,10 +245,20 @@ export async function claimDueDeliveries(q: Queryable, request: ClaimRequest): P
     INTERRUPTED_ATTEMPT,
     request.held.map((entry) => entry.limit),
   ]);
-  return {
-    claimed: rows.filter((row): row is ClaimedDelivery & { lost: number } => row.id !== null),
-    lost: rows[0]?.lost ?? 0,
-  };
+}
+
+/**
+ * Whether any delivery is due and unleased. Asked after a claim that found nothing by a dispatcher
+ * holding nothing, which then chose every receiver's oldest rows: a yes means another dispatcher
+ * was claiming those rows at that moment (row locks skipped, leases not yet committed).
+ */
+export async function anyDueDeliveries(q: Queryable): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM webhook_deliveries
+     WHERE state = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+     LIMIT 1`,
+  );
+  return rows.length > 0;
 }
 
 /**
