@@ -101,7 +101,7 @@ export class WebhookDispatcher {
   private unlisten: (() => Promise<void>) | undefined;
   private readonly pollIntervalMs: number;
   private contentionTimer: NodeJS.Timeout | undefined;
-  /** The last wait before claiming again after a lost race; 0 once a claim loses nothing. */
+  /** The last wait before claiming again after a lost race; 0 once a claim gets rows or none are due. */
   private contentionDelayMs = 0;
   private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
