@@ -22,7 +22,7 @@ describe("secrets sealed at rest", () => {
     assert.equal(rotated.isCurrent(rotated.seal("x")), true);
     assert.throws(() => new SecretBox([key(2)]).open(sealed), /not a value sealed/);
     // One character of the ciphertext changed, always to another one (it was chosen by the last
-    // character before, and about one run in 64 "changed" it to itself: no exception, a red CI).
+    // character before, and about one run in 60 "changed" it to itself: no exception, a red CI).
     const at = sealed.length - 3;
     const tampered = sealed.slice(0, at) + (sealed[at] === "A" ? "B" : "A") + sealed.slice(at + 1);
     assert.notEqual(tampered, sealed);
