@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
+import { describedOnceQuery } from "./described-once.ts";
 import { preparedName } from "./prepared.ts";
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
@@ -74,18 +75,32 @@ export interface PostgresOptions {
   lockTimeoutMs?: number;
 }
 
-/** What `pg` sends: a statement marked `prepared` goes under its name, so the server keeps it. */
-const statement = (text: string, values: unknown[] = []): pg.QueryConfig => {
-  const name = preparedName(text);
-  // Without values and a name, pg sends the simple protocol, which also runs scripts (migrations).
-  return name ? { name, text, values } : { text, values };
-};
+/** A pool or one of its clients, given a query and a callback (the form both share in pg). */
+type Submitter = (
+  query: pg.QueryConfig | pg.Query,
+  callback: (error: Error | undefined, result: pg.QueryResult) => void,
+) => void;
+
+// @types/pg types a submitted query's call as returning the query; with a callback, pg calls it.
+const submitTo = (target: pg.Pool | pg.PoolClient): Submitter =>
+  target.query.bind(target) as unknown as Submitter;
 
 const require = createRequire(import.meta.url);
 
 export function postgresDatabase(connectionString: string, options: PostgresOptions = {}): Database {
   // Loaded here, not at start: the embedded database (the default) has no use for it.
-  const { Client, Pool, escapeIdentifier } = require("pg") as typeof pg;
+  const pgModule = require("pg") as typeof pg;
+  const { Client, Pool, escapeIdentifier } = pgModule;
+  const PreparedQuery = describedOnceQuery(pgModule);
+  /** Sends a statement marked `prepared` under its name, so the server keeps it. */
+  const send = (submit: Submitter, text: string, values: unknown[] = []): Promise<pg.QueryResult> => {
+    const name = preparedName(text);
+    // Without values and a name, pg sends the simple protocol, which also runs scripts (migrations).
+    const query = name ? new PreparedQuery(name, text, values) : { text, values };
+    return new Promise((resolve, reject) =>
+      submit(query, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  };
   const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
   const pool = new Pool({
     connectionString,
@@ -98,11 +113,12 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
     lock_timeout: options.lockTimeoutMs ?? 5_000,
     query_timeout: statementTimeoutMs + 2_000,
   });
+  const submitToPool = submitTo(pool);
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on("error", () => {});
   const query = async <Row>(sql: string, params?: unknown[]): Promise<Row[]> => {
     try {
-      const result = await pool.query(statement(sql, params));
+      const result = await send(submitToPool, sql, params);
       return result.rows as Row[];
     } catch (error) {
       return translate(error);
@@ -122,10 +138,11 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
         return translate(error);
       }
       let broken = false;
+      const submitToClient = submitTo(client);
       const tx: Queryable = {
         async query<Row>(sql: string, params?: unknown[]) {
           try {
-            return (await client.query(statement(sql, params))).rows as Row[];
+            return (await send(submitToClient, sql, params)).rows as Row[];
           } catch (error) {
             if (isConnectionError(error)) broken = true;
             return translate(error);
