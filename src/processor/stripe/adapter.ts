@@ -98,6 +98,13 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
     }),
   });
 
+  // The SDK builds its X-Stripe-Client-User-Agent header anew for every request, URI-encoding each
+  // field and stringifying them: 2.3 % of a create's CPU in perf. Its parts (the SDK's version, the
+  // platform, the HTTP client) are fixed once the client exists, so the first answer is kept.
+  stripe.getClientUserAgent((userAgent) => {
+    stripe.getClientUserAgent = (callback) => callback(userAgent);
+  });
+
   const retrieveCheckout = async (checkoutId: string) => {
     try {
       return toCheckout(await stripe.checkout.sessions.retrieve(checkoutId));
