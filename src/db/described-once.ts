@@ -30,7 +30,6 @@ interface QueryInternals {
     fields: unknown[];
     _parsers: unknown[] | undefined;
     _prebuiltEmptyResultObject: unknown;
-    command: string | null;
   };
   listeners(event: string): unknown[];
   hasBeenParsed(connection: ConnectionInternals): boolean;
