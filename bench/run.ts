@@ -90,26 +90,42 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
   // table once a tenth of it changed, a minute apart at most, while this database is seconds old
   // and its planner would otherwise plan the claim for empty tables (docs/performance.md).
   await db.query("ANALYZE webhook_events, webhook_deliveries, webhook_attempts");
-  const drainRate = (await drainBacklog(db, receiverPort, "/drain", backlog, about)).rate;
 
   // The baseline: the same bodies, signed, posted by a bare undici loop to the same receiver at the
   // dispatcher's concurrency towards one destination (WEBHOOK_CONCURRENCY / 4 = 16).
-  const bare = spawnSync(process.execPath, ["--import", "tsx", "bench/webhook-baseline.ts"], {
-    env: {
-      ...process.env,
-      URL: `http://127.0.0.1:${receiverPort}/bare`,
-      COUNT: String(backlog),
-      CONCURRENCY: "16",
-    },
-    encoding: "utf8",
-  });
-  const bareRate = Number((JSON.parse(bare.stdout || "{}") as { rate?: number }).rate ?? 0);
+  const bareDrain = () => {
+    const bare = spawnSync(process.execPath, ["--import", "tsx", "bench/webhook-baseline.ts"], {
+      env: {
+        ...process.env,
+        URL: `http://127.0.0.1:${receiverPort}/bare`,
+        COUNT: String(backlog),
+        CONCURRENCY: "16",
+      },
+      encoding: "utf8",
+    });
+    return {
+      rate: Number((JSON.parse(bare.stdout || "{}") as { rate?: number }).rate ?? 0),
+      failed: bare.status !== 0,
+    };
+  };
+  // Two rounds in turn, the best of each kept, as the HTTP ratios are measured: a drain of 3,000
+  // lasts a third of a second, and one of each, a second apart, gave 49-62 % in six quick runs.
+  let drainRate = 0;
+  let bareRate = 0;
+  let bareFailures = 0;
+  for (let round = 0; round < 2; round++) {
+    const bare = bareDrain();
+    bareRate = Math.max(bareRate, bare.rate);
+    if (bare.failed) bareFailures += 1;
+    const drained = await drainBacklog(db, receiverPort, `/drain-${round}`, backlog, about);
+    drainRate = Math.max(drainRate, drained.rate);
+  }
   figures.push({
     scenario: "baseline: webhook (bare undici)",
     rps: bareRate,
     p50: 0,
     p99: 0,
-    errors: bare.status ?? 1,
+    errors: bareFailures,
   });
   process.stderr.write(`  baseline: webhook (bare undici): ${bareRate}/s\n`);
 
