@@ -47,6 +47,13 @@ interface ConnectionInternals {
 
 type QueryConstructor = new (name: string, text: string, values: unknown[]) => pg.Query;
 
+/** pg's own Query methods this class extends, called on its instances. */
+interface QueryPrototype {
+  prepare(connection: ConnectionInternals): void;
+  handleRowDescription(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: unknown): void;
+}
+
 /**
  * The Query class of one pool: named statements that send Describe only until a first execution
  * has returned their columns (or shown they return none).
@@ -55,6 +62,7 @@ export function describedOnceQuery(pgModule: typeof pg): QueryConstructor {
   const described = new Map<string, Description | "no rows">();
   const prepareValue = (pgModule as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils
     .prepareValue;
+  const pgQuery = pgModule.Query.prototype as unknown as QueryPrototype;
 
   class DescribedOnceQuery extends pgModule.Query {
     private sawDescription = false;
@@ -69,10 +77,7 @@ export function describedOnceQuery(pgModule: typeof pg): QueryConstructor {
       const self = this as unknown as QueryInternals;
       const known = described.get(self.name);
       if (!known) {
-        (pgModule.Query.prototype as unknown as { prepare(c: ConnectionInternals): void }).prepare.call(
-          this,
-          connection,
-        );
+        pgQuery.prepare.call(this, connection);
         return;
       }
       // pg's own prepare, less the Describe.
@@ -105,16 +110,12 @@ export function describedOnceQuery(pgModule: typeof pg): QueryConstructor {
     }
 
     handleRowDescription(message: unknown): void {
-      (
-        pgModule.Query.prototype as unknown as { handleRowDescription(m: unknown): void }
-      ).handleRowDescription.call(this, message);
+      pgQuery.handleRowDescription.call(this, message);
       this.sawDescription = true;
     }
 
     handleCommandComplete(message: unknown, connection: unknown): void {
-      (
-        pgModule.Query.prototype as unknown as { handleCommandComplete(m: unknown, c: unknown): void }
-      ).handleCommandComplete.call(this, message, connection);
+      pgQuery.handleCommandComplete.call(this, message, connection);
       const self = this as unknown as QueryInternals;
       if (described.has(self.name)) return;
       const result = self._result;
