@@ -300,7 +300,7 @@ async function registerRoutes(
     await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
     await api.register(refundRoutes, { refunds: payments.refunds });
     await api.register(eventFeedRoute, { webhooks });
-    await api.register(eventStreamRoute, { db: services.db });
+    await api.register(eventStreamRoute, { db: services.db, keys: merchantAuth });
     if (sandbox) {
       await api.register(triggerRoute, {
         creation: payments.creation,

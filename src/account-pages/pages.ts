@@ -2,7 +2,7 @@
 // pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
-import type { AccountKind, AccountsService, Principal } from "../accounts/service.ts";
+import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { hexDigest } from "../http/secret-hash.ts";
 import { time } from "../web/format.ts";
@@ -35,7 +35,7 @@ const sessionParams = {
 async function signInto(request: FastifyRequest, principal: Principal): Promise<void> {
   await request.session.regenerate();
   request.session.accountId = principal.accountId;
-  request.session.signingIn = true;
+  request.session.signingIn = { actor: actorOf(principal), groupId: principal.groupId };
   request.session.address = request.ip;
   request.session.userAgent = String(request.headers["user-agent"] ?? "").slice(0, 300);
 }
@@ -103,7 +103,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
   app.post(`${base}/login`, { schema: { body: loginBody } }, async (request, reply) => {
     const { email, password } = request.body as { email: string; password: string };
     const result = await accounts.signIn(kind, email, password, request.ip);
-    if (result.outcome === "signed_in") return signInOrAskForCode(request, reply, result.principal);
+    if (result.outcome === "password_right") return signInOrAskForCode(request, reply, result.principal);
     if (result.outcome === "throttled") {
       return throttledLogin(
         request,
@@ -155,7 +155,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
     if (principal?.kind !== kind) {
       return loginPage(request, reply, 401, "That sign-in has run out. Sign in again.");
     }
-    const check = await twoFactor.completeChallenge(challenge, principal, code);
+    const check = await twoFactor.completeChallenge(challenge, principal, code, request.ip);
     if (check.outcome === "accepted") {
       await signInto(request, principal);
       return reply.redirect(base, 303);

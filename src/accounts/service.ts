@@ -69,7 +69,8 @@ export interface Principal {
 }
 
 export type SignInResult =
-  | { outcome: "signed_in"; principal: Principal }
+  /** A session may be made, after the second factor where the account has one. */
+  | { outcome: "password_right"; principal: Principal }
   | { outcome: "wrong_credentials" }
   | { outcome: "throttled"; until: Date };
 
@@ -324,13 +325,12 @@ export class AccountsService {
       }
       return { outcome: "wrong_credentials" };
     }
-    await resetPasswordChecks(this.db, account.key);
     await giveBackPasswordCheck(this.db, fromAddress.key, fromAddress.limit);
-    await this.audit(row.group_id, "account.signed_in", row.id, null, {
-      actor: actorName(kind, row.email),
-      address,
-    });
-    return { outcome: "signed_in", principal: toPrincipal(row, this.operatorsRequire2fa) };
+    // The account's budget starts again only when a session is made: with a second factor, the
+    // password alone gives back its own check and leaves the wrong codes counted.
+    if (row.totp_enabled_at === null) await resetPasswordChecks(this.db, account.key);
+    else await giveBackPasswordCheck(this.db, account.key, account.limit);
+    return { outcome: "password_right", principal: toPrincipal(row, this.operatorsRequire2fa) };
   }
 
   /** The signed-in account as it is now: a removed account or a changed role takes effect at once. */

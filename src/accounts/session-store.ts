@@ -1,8 +1,10 @@
 // The store @fastify/session keeps signed-in sessions in: the database, so every instance sees a
 // sign-out or a revocation at once. Sessions nobody signed in to are never written, and only a
 // sign-in makes a session row: a save never brings back a session that was ended meanwhile.
+// The sign-in is audited with the row, once, when the session is made.
 import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
+import { insertAuditEntry } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { hexDigest } from "../http/secret-hash.ts";
 import {
@@ -15,10 +17,16 @@ import {
 
 type Callback = (error?: unknown) => void;
 
+/** Who signs in, for the audit entry the new session row is written with. */
+export interface SigningIn {
+  actor: string;
+  groupId: string | null;
+}
+
 interface StoredSession {
   accountId?: string;
   /** Set by sign-in on the new session only; never stored. */
-  signingIn?: boolean;
+  signingIn?: SigningIn;
   /** The account as it is now, read with the session on each request; never stored. */
   account?: SessionAccount;
   address?: string;
@@ -35,15 +43,27 @@ export function databaseSessionStore(db: Database, maxAgeMs: number): SessionSto
         return;
       }
       const expiresAt = data.cookie.expires ? new Date(data.cookie.expires) : new Date(Date.now() + maxAgeMs);
+      const accountId = data.accountId;
       const saved = signingIn
-        ? insertWebSession(db, {
-            id: randomUUID(),
-            idHash: hexDigest(sessionId),
-            accountId: data.accountId,
-            data: JSON.stringify(data),
-            address: data.address ?? "",
-            userAgent: data.userAgent ?? "",
-            expiresAt,
+        ? db.transaction(async (tx) => {
+            const made = await insertWebSession(tx, {
+              id: randomUUID(),
+              idHash: hexDigest(sessionId),
+              accountId,
+              data: JSON.stringify(data),
+              address: data.address ?? "",
+              userAgent: data.userAgent ?? "",
+              expiresAt,
+            });
+            if (!made) return;
+            await insertAuditEntry(tx, {
+              groupId: signingIn.groupId,
+              actor: signingIn.actor,
+              action: "account.signed_in",
+              target: accountId,
+              detail: null,
+              address: data.address ?? null,
+            });
           })
         : updateWebSession(db, {
             idHash: hexDigest(sessionId),

@@ -208,12 +208,12 @@ export async function insertWebSession(
     userAgent: string;
     expiresAt: Date;
   },
-): Promise<void> {
-  await q.query(
+): Promise<boolean> {
+  const inserted = await q.query(
     `INSERT INTO web_sessions (id, id_hash, account_id, data, address, user_agent, expires_at, credential_tag)
      SELECT $1, $2, a.id, $4, $5, $6, $7, ${CREDENTIAL_TAG_SQL}
      FROM accounts a WHERE a.id = $3 AND a.password_hash IS NOT NULL AND a.removed_at IS NULL
-     ON CONFLICT (id_hash) DO NOTHING`,
+     ON CONFLICT (id_hash) DO NOTHING RETURNING id`,
     [
       session.id,
       session.idHash,
@@ -228,6 +228,7 @@ export async function insertWebSession(
   await q.query("DELETE FROM web_sessions WHERE account_id = $1 AND expires_at <= now()", [
     session.accountId,
   ]);
+  return inserted.length === 1;
 }
 
 /**

@@ -105,7 +105,7 @@ export class TwoFactorService {
   async disable(principal: Principal, code: string, address: string): Promise<void> {
     if (principal.twoFactorRequired)
       throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is required here.");
-    const check = await this.checkCode(principal, code);
+    const check = await this.checkCode(principal, code, address);
     if (check.outcome === "throttled")
       throw new ApiError("RATE_LIMIT_EXCEEDED", "Too many wrong codes. Try again later.");
     if (check.outcome === "wrong") throw new ApiError("INVALID_REQUEST", "That code is not right.");
@@ -140,8 +140,13 @@ export class TwoFactorService {
   }
 
   /** The second factor: a current code or an unused recovery code; the challenge is used up when it passes. */
-  async completeChallenge(token: string, principal: Principal, code: string): Promise<CodeCheck> {
-    const check = await this.checkCode(principal, code);
+  async completeChallenge(
+    token: string,
+    principal: Principal,
+    code: string,
+    address: string,
+  ): Promise<CodeCheck> {
+    const check = await this.checkCode(principal, code, address);
     if (check.outcome !== "accepted") return check;
     if (!(await deleteChallenge(this.db, hexDigest(token)))) throw notFound("Sign-in");
     return check;
@@ -177,8 +182,11 @@ export class TwoFactorService {
     return resealed;
   }
 
-  /** A code against the account's budget: at most 10 guesses per 15 minutes, shared with passwords. */
-  private async checkCode(principal: Principal, code: string): Promise<CodeCheck> {
+  /**
+   * A code against the account's budget: at most 10 guesses per 15 minutes, shared with passwords.
+   * Each wrong code is audited.
+   */
+  private async checkCode(principal: Principal, code: string, address: string): Promise<CodeCheck> {
     const budget = accountBudget(principal.kind, principal.email);
     const taken = await takePasswordCheck(this.db, budget);
     if (!taken.taken) return { outcome: "throttled", until: taken.until };
@@ -190,10 +198,19 @@ export class TwoFactorService {
       step !== null
         ? await acceptStep(this.db, principal.accountId, step)
         : await useRecoveryCode(this.db, principal.accountId, hexDigest(normalisedCode(code)));
-    if (!accepted)
+    if (!accepted) {
+      await insertAuditEntry(this.db, {
+        groupId: principal.groupId,
+        action: "account.two_factor_code_failed",
+        target: principal.accountId,
+        detail: taken.last ? { locked: true } : null,
+        actor: actorOf(principal),
+        address,
+      });
       return taken.last
         ? { outcome: "throttled", until: new Date(Date.now() + budget.lockSeconds * 1000) }
         : { outcome: "wrong" };
+    }
     await resetPasswordChecks(this.db, budget.key);
     return { outcome: "accepted" };
   }

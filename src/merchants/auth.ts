@@ -49,6 +49,8 @@ export class MerchantAuthenticator {
   /** Bumped by every revocation: a lookup that began before one must not fill the cache. */
   private generation = 0;
   private unlisten: (() => Promise<void>) | undefined;
+  /** Told of each revocation (null: the listener reconnected and any key may have gone). */
+  private readonly revocationListeners = new Set<(publicKey: string | null) => void>();
 
   constructor(
     private readonly db: Database,
@@ -67,13 +69,30 @@ export class MerchantAuthenticator {
       this.generation += 1;
       if (publicKey) this.known.delete(publicKey);
       else this.known.clear();
+      this.tellRevoked(publicKey || null);
     });
   }
 
   readonly forget = (publicKey: string): void => {
     this.generation += 1;
     this.known.delete(publicKey);
+    this.tellRevoked(publicKey);
   };
+
+  /** Calls `listener` on every revocation this instance hears of; returns its removal. */
+  onRevoked(listener: (publicKey: string | null) => void): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  private tellRevoked(publicKey: string | null): void {
+    for (const listener of [...this.revocationListeners]) listener(publicKey);
+  }
+
+  /** Whether the key still belongs to the group: long-lived requests ask again as they go. */
+  async stillActive(merchant: Merchant): Promise<boolean> {
+    return (await this.lookup(merchant.publicKey)).groupId === merchant.groupId;
+  }
 
   async stop(): Promise<void> {
     await this.unlisten?.();

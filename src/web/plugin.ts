@@ -6,7 +6,7 @@ import formbody from "@fastify/formbody";
 import session from "@fastify/session";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AccountKind, AccountsService, Principal, SessionAccount } from "../accounts/service.ts";
-import { databaseSessionStore } from "../accounts/session-store.ts";
+import { databaseSessionStore, type SigningIn } from "../accounts/session-store.ts";
 import type { Database } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS, toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
@@ -17,8 +17,8 @@ import { type Audience, type Flash, layout, sendHtml } from "./layout.ts";
 declare module "fastify" {
   interface Session {
     accountId?: string;
-    /** The request that signed in: its save makes the session row (the store never stores this). */
-    signingIn?: boolean;
+    /** The request that signed in: its save makes the session row and its audit entry (never stored). */
+    signingIn?: SigningIn;
     /** The account as it is now, read by the store with the session (and never stored). */
     account?: SessionAccount;
     address?: string;

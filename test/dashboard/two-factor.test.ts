@@ -138,6 +138,57 @@ describe("two-factor sign-in", () => {
     assert.equal(statuses[10], 429);
   });
 
+  it("the right password does not refill the budget wrong codes spent; each wrong code is audited, a sign-in once", async () => {
+    const user = await signedInUser(service, group, "totp-repassword@example.com", "viewer");
+    const { totp } = await enrol(user);
+    const auditCount = async (action: string) => {
+      const [row] = await service.services.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log a JOIN accounts c ON c.id::text = a.target
+         WHERE c.email = 'totp-repassword@example.com' AND a.action = $1`,
+        [action],
+      );
+      return row?.n ?? 0;
+    };
+    const signedInBefore = await auditCount("account.signed_in");
+    // The attack of the finding: the password again after every few wrong codes.
+    const statuses: number[] = [];
+    for (let round = 0; round < 4 && !statuses.includes(429); round++) {
+      const attacker = await signInWithPassword(service, "totp-repassword@example.com");
+      if (attacker.answer.status === 429) {
+        statuses.push(429);
+        break;
+      }
+      for (let i = 0; i < 4; i++) {
+        const answer = await attacker.client.post("/dashboard/login/code", {
+          challenge: attacker.challenge as string,
+          code: String(200000 + round * 10 + i),
+        });
+        statuses.push(answer.status);
+        if (answer.status === 429) break;
+      }
+    }
+    assert.ok(statuses.includes(429), `no 429 after ${statuses.length} tries: ${statuses.join(",")}`);
+    assert.ok(statuses.filter((status) => status === 401).length <= 10, statuses.join(","));
+    assert.equal(
+      await auditCount("account.two_factor_code_failed"),
+      statuses.filter((s) => s !== 429).length + 1,
+    );
+    assert.equal(await auditCount("account.signed_in"), signedInBefore, "no sign-in without a session");
+    // Locked, the right code is refused too; once the budget is free again, one sign-in is one entry.
+    await service.services.db.query("DELETE FROM password_check_budgets WHERE key LIKE $1", [
+      "%totp-repassword@example.com",
+    ]);
+    const owner = await signInWithPassword(service, "totp-repassword@example.com");
+    const code = totp.generate({ timestamp: Date.now() + 30_000 });
+    const right = await owner.client.post("/dashboard/login/code", {
+      challenge: owner.challenge as string,
+      code,
+    });
+    assert.equal(right.status, 303);
+    assert.equal((await owner.client.get("/dashboard")).status, 200);
+    assert.equal(await auditCount("account.signed_in"), signedInBefore + 1);
+  });
+
   it("an owner can require it: a user without it sees only the account page until it is on", async () => {
     const owner = await signedInUser(service, group, "requiring-owner@example.com", "owner");
     await enrol(owner);

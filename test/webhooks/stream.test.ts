@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Agent, fetch as undiciFetch } from "undici";
 import { readEventStream, type SseMessage } from "../../src/cli/sse.ts";
@@ -206,6 +207,139 @@ describe("GET /api/v1/events/stream and POST /api/v1/sandbox/trigger (DESIGN §6
     })();
     assert.ok(again, "a place is free again once streams close");
     again.close();
+  });
+
+  /** An event id of the group, for Last-Event-ID. */
+  const someEventId = async (who: TestGroup) => {
+    const id = await trigger("payment.completed", who);
+    for (;;) {
+      const listed = await service.api(who, "GET", `/api/v1/payments/${id}/events`);
+      if (listed.body.data.length > 0) return listed.body.data[0].eventId as string;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  /**
+   * Holds the events table while `meanwhile` runs, so every stream that resumes waits for the
+   * database as long as it takes: on PostgreSQL a lock, on the embedded database (one connection)
+   * the transaction itself.
+   */
+  const holdingEvents = async <T>(meanwhile: () => Promise<T>): Promise<T> => {
+    let result: T | undefined;
+    await service.services.db.transaction(async (tx) => {
+      await tx.query("LOCK TABLE webhook_events IN ACCESS EXCLUSIVE MODE");
+      result = await meanwhile();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    return result as T;
+  };
+
+  /** A raw connection to the service, for requests that must arrive together or hang up early. */
+  const connected = () =>
+    new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(new URL(service.url).port), "127.0.0.1", () => resolve(socket));
+      socket.once("error", reject);
+    });
+  const streamRequest = (who: TestGroup, lastEventId: string) =>
+    `GET /api/v1/events/stream HTTP/1.1\r\nHost: x\r\nX-Public-Key: ${who.publicKey}\r\n` +
+    `X-Secret-Key: ${who.secretKey}\r\nLast-Event-ID: ${lastEventId}\r\n\r\n`;
+  /** The status of the first answer on the socket. */
+  const statusLine = (socket: Socket) =>
+    new Promise<number>((resolve, reject) => {
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk;
+        const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+        if (match) resolve(Number(match[1]));
+      });
+      socket.once("error", reject);
+    });
+
+  /** Opens streams until one is refused or `limit` are open; the open ones. */
+  const fill = async (who: TestGroup, limit = 12) => {
+    const streams: OpenStream[] = [];
+    for (let i = 0; i < limit; i++) {
+      const stream = await openStream(who);
+      if (stream.response.status !== 200) {
+        stream.close();
+        break;
+      }
+      streams.push(stream);
+    }
+    return streams;
+  };
+
+  it("holds the cap under a burst of concurrent resumed streams (the wait for Last-Event-ID races no slot)", async () => {
+    const racing = await service.createGroup({ name: "Racing streams" });
+    const lastEventId = await someEventId(racing);
+    // Connected first, then every request written at once: they reach the server together.
+    const sockets = await Promise.all(Array.from({ length: 40 }, () => connected()));
+    try {
+      const statuses = sockets.map((socket) => statusLine(socket));
+      await holdingEvents(async () => {
+        for (const socket of sockets) socket.write(streamRequest(racing, lastEventId));
+      });
+      const answered = await Promise.all(statuses);
+      assert.equal(answered.filter((status) => status === 200).length, 10, answered.join(","));
+      assert.equal(answered.filter((status) => status === 429).length, 30);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  it("frees the slot of a client that hangs up while its stream opens, and stops polling for it", async () => {
+    const flaky = await service.createGroup({ name: "Flaky network" });
+    const lastEventId = await someEventId(flaky);
+    const sockets = await Promise.all(Array.from({ length: 12 }, () => connected()));
+    await holdingEvents(async () => {
+      for (const socket of sockets) socket.write(streamRequest(flaky, lastEventId));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const socket of sockets) socket.destroy();
+    });
+    // Every hung-up stream gives its place back: ten open again within a few seconds.
+    let open: OpenStream[] = [];
+    for (let attempt = 0; attempt < 50 && open.length < 10; attempt++) {
+      for (const stream of open) stream.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      open = await fill(flaky, 10);
+    }
+    try {
+      assert.equal(open.length, 10, "the group is not locked out by clients that hung up");
+    } finally {
+      for (const stream of open) stream.close();
+    }
+  });
+
+  it("ends a key's open streams when the key is revoked, and sends nothing after", async () => {
+    const revoking = await service.createGroup({ name: "Revoking" });
+    const issued = await service.admin("POST", `/admin/v1/groups/${revoking.groupId}/keys`);
+    assert.equal(issued.status, 201);
+    const doomed = {
+      ...revoking,
+      publicKey: issued.body.data.publicKey,
+      secretKey: issued.body.data.secretKey,
+    };
+    const stream = await openStream(doomed);
+    const survivor = await openStream(revoking);
+    try {
+      assert.equal(stream.response.status, 200);
+      const before = await trigger("payment.completed", revoking);
+      await stream.until(of(before, "payment.completed"));
+      const revoked = await service.admin("DELETE", `/admin/v1/keys/${doomed.publicKey}`);
+      assert.equal(revoked.status, 200);
+      const seen = stream.messages.length;
+      for (let i = 0; i < 3; i++) await trigger("payment.completed", revoking);
+      const last = await trigger("payment.completed", revoking);
+      await survivor.until(of(last, "payment.completed"));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      assert.equal(stream.messages.length, seen, "no event reaches a revoked key's stream");
+      const reopened = await openStream(doomed);
+      assert.equal(reopened.response.status, 401);
+      reopened.close();
+    } finally {
+      stream.close();
+      survivor.close();
+    }
   });
 });
 
