@@ -58,8 +58,9 @@ import type { ProcessorAdapter } from "./processor/port.ts";
 import { ProcessorRegistry } from "./processor/registry.ts";
 import { stripeAdapter } from "./processor/stripe/adapter.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
+import { adminTokenFile } from "./settings/admin-token-file.ts";
+import { installationSecret } from "./settings/installation-secrets.ts";
 import { sandboxObjectStore } from "./settings/sandbox-objects.ts";
-import { insertSettingIfAbsent, readSetting } from "./settings/store.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "./web/plugin.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
@@ -141,12 +142,12 @@ function createHttpApp(config: Config): FastifyInstance {
 function buildServices(
   config: Config,
   db: Database,
+  box: SecretBox,
   processors: ProcessorRegistry,
   log: FastifyBaseLogger,
 ): Services {
   const outbox = new WebhookOutbox();
   const webhooks = new WebhookService(db, outbox);
-  const box = secretBoxFor(config);
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   const payments = createPayments({ db, processors, outbox, config, log });
   return {
@@ -328,7 +329,9 @@ async function registerRoutes(
   // The merchant dashboard and the operator console: pages on PUBLIC_URL's host, signed-in sessions.
   assetRoutes(app);
   // Signs page-session cookies.
-  const sessionSecret = await installationSecret(services.db, "page_session_secret", () => randomToken(32));
+  const sessionSecret = await installationSecret(services.db, services.box, "page_session_secret", () =>
+    randomToken(32),
+  );
   await app.register(async (web) => {
     await installPageSupport(web, {
       db: services.db,
@@ -398,12 +401,6 @@ const isLocalUrl = (url: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.t
 
 const randomToken = (bytes: number) => randomBytes(bytes).toString("base64url");
 
-/** A random secret of this installation: made on first use, kept with the data, shared by every instance. */
-async function installationSecret(db: Database, name: string, make: () => string): Promise<string> {
-  await insertSettingIfAbsent(db, name, make());
-  return (await readSetting(db, name)) as string;
-}
-
 /** Listens on `port`, naming the variable that chose it when the port is taken. */
 async function listenOn(app: FastifyInstance, variable: string, port: number, host: string): Promise<string> {
   try {
@@ -464,7 +461,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const db = await openAndMigrate(config, app.log, options.db, options.opening);
   const stoppers: (() => Promise<void>)[] = [];
   try {
-    const admin = new AdminAuthenticator(db, config.adminToken, config.authFailuresPerMinute);
+    const admin = new AdminAuthenticator(
+      db,
+      config.adminToken,
+      config.authFailuresPerMinute,
+      adminTokenFile(config.dataDir),
+    );
     if (config.adminToken !== undefined && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
       app.log.warn(
         `ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: anyone who guesses it controls every group. ` +
@@ -478,16 +480,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let sandbox: Sandbox | undefined;
     let sandboxUrl: string | undefined;
     let processorKeys = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret };
+    const box = secretBoxFor(config);
     if (config.processor === "sandbox" && !options.processor) {
       // Never a well-known secret: the sandbox's API key and what signs its events are made per
       // installation and kept with the data, unless STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET say.
       const secretKey =
         config.stripeSecretKey ??
-        (await installationSecret(db, "sandbox_api_key", () => `sk_test_${randomToken(18)}`));
+        (await installationSecret(db, box, "sandbox_api_key", () => `sk_test_${randomToken(18)}`));
       const webhookSecret =
         config.stripeWebhookSecret ??
         (await installationSecret(
           db,
+          box,
           "sandbox_webhook_secret",
           () => `whsec_${randomBytes(32).toString("base64")}`,
         ));
@@ -518,7 +522,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
-    const services = buildServices(config, db, new ProcessorRegistry(processor), app.log);
+    const services = buildServices(config, db, box, new ProcessorRegistry(processor), app.log);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());

@@ -1,10 +1,10 @@
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { ConfigError, loadConfig } from "./config.ts";
+import { securePrivateDataDir } from "./db/data-dir.ts";
 import { DatabaseUnavailableError } from "./db/database.ts";
 import { DataDirLockedError } from "./db/embedded.ts";
 import { openDatabase } from "./db/open.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
+import { adminTokenFile } from "./settings/admin-token-file.ts";
 
 /** Sandbox mode on a terminal: everything needed to try the service, shown on stdout. */
 function printWelcome(url: string, adminToken: string | undefined, demo: CreatedGroup | null) {
@@ -32,24 +32,9 @@ function printWelcome(url: string, adminToken: string | undefined, demo: Created
   process.stdout.write(`${lines.join("\n")}\n\n`);
 }
 
-/**
- * Outside the sandbox stdout is a log stream (a container's, a journal's): the unused admin
- * token goes to a file only its owner can read, and only the file's path is printed.
- */
-function writeCredentialsFile(dataDir: string, adminToken: string): string {
-  mkdirSync(dataDir, { recursive: true });
-  const path = resolve(join(dataDir, "admin-token"));
-  writeFileSync(
-    path,
-    `# The admin token of this checkout service, generated on its first start.\n# Delete this file once you have stored the token elsewhere.\nADMIN_TOKEN=${adminToken}\n`,
-    { mode: 0o600 },
-  );
-  chmodSync(path, 0o600);
-  return path;
-}
-
 async function main() {
   const config = loadConfig();
+  securePrivateDataDir(config.dataDir);
   // The embedded database starts on its own thread while this one loads the rest of the service:
   // about a second of modules, which the thread's start used to wait behind.
   const opening = openDatabase(config);
@@ -66,8 +51,15 @@ async function main() {
     }
     printWelcome(service.url, adminToken, demo);
   } else if (adminToken) {
-    const path = writeCredentialsFile(config.dataDir, adminToken);
+    // Outside the sandbox stdout is a log stream (a container's, a journal's): only the file's path.
+    const { path } = adminTokenFile(config.dataDir);
     service.app.log.warn({ path }, `admin token not used yet: it is in ${path} (mode 0600)`);
+  }
+  if (service.adminAuth.unclaimedElsewhere) {
+    service.app.log.warn(
+      "the generated admin token is not used yet and its file is not in this DATA_DIR: read it from " +
+        "DATA_DIR/admin-token on the instance that first started, or run `checkout admin reset-token`",
+    );
   }
   // Before the line that says it started: whoever reads it may signal at once, and a signal
   // with no handler yet kills the process without draining.

@@ -91,12 +91,15 @@ program
   .command("migrate")
   .description("apply the database migrations (DATABASE_URL or DATA_DIR) and exit")
   .action(async (_options, command: Command) => {
-    const [{ loadConfig }, { openDatabase }, { migrate }] = await Promise.all([
+    const [{ loadConfig }, { openDatabase }, { migrate }, { securePrivateDataDir }] = await Promise.all([
       import("../config.ts"),
       import("../db/open.ts"),
       import("../db/migrate.ts"),
+      import("../db/data-dir.ts"),
     ]);
-    const db = await openDatabase(loadConfig());
+    const config = loadConfig();
+    securePrivateDataDir(config.dataDir);
+    const db = await openDatabase(config);
     try {
       const applied = await migrate(db);
       out(command)(applied.length > 0 ? { applied } : { applied: [], message: "database is up to date" });
@@ -111,13 +114,16 @@ program
   .command("reset-token")
   .description("issue a new admin token; run it where DATABASE_URL/DATA_DIR reach the database")
   .action(async (_options, command: Command) => {
-    const [{ loadConfig }, { openDatabase }, { migrate }, { resetAdminToken }] = await Promise.all([
-      import("../config.ts"),
-      import("../db/open.ts"),
-      import("../db/migrate.ts"),
-      import("../merchants/admin-token.ts"),
-    ]);
+    const [{ loadConfig }, { openDatabase }, { migrate }, { resetAdminToken }, { securePrivateDataDir }] =
+      await Promise.all([
+        import("../config.ts"),
+        import("../db/open.ts"),
+        import("../db/migrate.ts"),
+        import("../merchants/admin-token.ts"),
+        import("../db/data-dir.ts"),
+      ]);
     const config = loadConfig();
+    securePrivateDataDir(config.dataDir);
     const db = await openDatabase(config);
     try {
       await migrate(db);

@@ -1,8 +1,17 @@
 // The embedded database's thread: PGlite (single-threaded WebAssembly) runs here, so that SQL and
 // the HTTP thread use both cores. It answers the messages of embedded-thread.ts, one per call.
+import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { WorkerReply, WorkerRequest } from "./embedded-protocol.ts";
+
+// PGlite's file system (Emscripten's) sets each file's mode itself after creating it (0666 for
+// most of PostgreSQL's files), past the process's umask. On this thread, which only PGlite uses,
+// such a mode keeps its owner's bits only: the data directory stays 0600 files in 0700 folders.
+const ownerOnly = <Mode>(mode: Mode): Mode => (typeof mode === "number" ? ((mode & ~0o077) as Mode) : mode);
+const { chmodSync, fchmodSync } = fs;
+fs.chmodSync = (path, mode) => chmodSync(path, ownerOnly(mode));
+fs.fchmodSync = (fd, mode) => fchmodSync(fd, ownerOnly(mode));
 
 const port = parentPort;
 if (!port) throw new Error("embedded-worker.ts runs as a worker thread");

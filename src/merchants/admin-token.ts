@@ -3,14 +3,25 @@ import type { Database, Queryable } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import { FailureBudget } from "../http/failure-budget.ts";
 import { hashSecret, secretMatches } from "../http/secret-hash.ts";
-import { deleteSetting, insertSettingIfAbsent, readSetting, writeSetting } from "../settings/store.ts";
+import type { AdminTokenFile } from "../settings/admin-token-file.ts";
+import {
+  deleteSetting,
+  insertSettingIfAbsent,
+  readSetting,
+  replaceSetting,
+  writeSetting,
+} from "../settings/store.ts";
 import { newAdminToken } from "./secrets.ts";
 
 const HASH = "admin_token_hash";
 /** NOTIFY channel telling every instance the admin token was replaced. */
 const ADMIN_TOKEN_CHANNEL = "admin_token_changed";
-/** A generated token nobody has used yet, kept so every start can show it until it is used. */
+/**
+ * The hash of a generated token nobody has used yet: every start can show that token again (from
+ * its file) until it is used. Never the token itself, which would sit in the database's files.
+ */
 const UNCLAIMED = "admin_token_unclaimed";
+const isHexHash = (value: string) => /^[0-9a-f]{64}$/.test(value);
 
 /** A new admin token, replacing the old one on every instance at once; shown only to the caller. */
 export async function resetAdminToken(db: Queryable): Promise<string> {
@@ -22,12 +33,13 @@ export async function resetAdminToken(db: Queryable): Promise<string> {
 
 /**
  * The bearer token of /admin/v1. ADMIN_TOKEN wins; otherwise the one generated on the first
- * start, whose hash is kept. Until that token is first used, `unclaimed` holds it so the start-up
- * can show it again: a first start that failed half-way never locks the operator out.
+ * start, whose hash is kept. Until that token is first used, every start shows it again from the
+ * token file: a first start that failed half-way never locks the operator out.
  */
 export class AdminAuthenticator {
   private hash: Buffer = hashSecret("");
   private unclaimedToken: string | undefined;
+  private unclaimedHash: string | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly failures: FailureBudget;
 
@@ -36,6 +48,8 @@ export class AdminAuthenticator {
     private readonly configured: string | undefined,
     /** DESIGN §6: failed admin-token attempts per address per minute before 429 (30). */
     failuresPerMinute: number,
+    /** Where a generated token is kept in clear, for its operator only. */
+    private readonly file: AdminTokenFile,
   ) {
     this.failures = new FailureBudget(
       failuresPerMinute,
@@ -43,9 +57,14 @@ export class AdminAuthenticator {
     );
   }
 
-  /** The generated token while nobody has used it yet; undefined once used or when configured. */
+  /** The generated token while nobody has used it yet and its file is here; else undefined. */
   get unclaimed(): string | undefined {
     return this.unclaimedToken;
+  }
+
+  /** A generated token nobody has used yet, whose file is on another machine (or was deleted). */
+  get unclaimedElsewhere(): boolean {
+    return this.unclaimedHash !== undefined && this.unclaimedToken === undefined;
   }
 
   async start(): Promise<void> {
@@ -68,19 +87,37 @@ export class AdminAuthenticator {
     const stored = await readSetting(this.db, HASH);
     if (stored) {
       this.hash = Buffer.from(stored, "hex");
-      this.unclaimedToken = await readSetting(this.db, UNCLAIMED);
+      this.unclaimedHash = await this.unclaimedHashOf(await readSetting(this.db, UNCLAIMED));
+      const inFile = this.file.read();
+      this.unclaimedToken =
+        inFile !== undefined && this.unclaimedHash === stored && hashSecret(inFile).toString("hex") === stored
+          ? inFile
+          : undefined;
       return;
     }
     const token = newAdminToken();
+    const hash = hashSecret(token).toString("hex");
+    // The file first: once the hash is stored, the token can only be shown from there.
+    this.file.write(token);
     const written = await this.db.transaction(async (tx) => {
-      if (!(await insertSettingIfAbsent(tx, HASH, hashSecret(token).toString("hex")))) return false;
-      await insertSettingIfAbsent(tx, UNCLAIMED, token);
+      if (!(await insertSettingIfAbsent(tx, HASH, hash))) return false;
+      await insertSettingIfAbsent(tx, UNCLAIMED, hash);
       return true;
     });
     // Another instance generated it first: take theirs.
     if (!written) return this.load();
-    this.hash = hashSecret(token);
+    this.hash = Buffer.from(hash, "hex");
+    this.unclaimedHash = hash;
     this.unclaimedToken = token;
+  }
+
+  /** An installation from before hashing kept the token itself: it moves to the file, its hash stays. */
+  private async unclaimedHashOf(value: string | undefined): Promise<string | undefined> {
+    if (value === undefined || isHexHash(value)) return value;
+    this.file.write(value);
+    const hash = hashSecret(value).toString("hex");
+    await replaceSetting(this.db, UNCLAIMED, value, hash);
+    return hash;
   }
 
   readonly authenticate = async (request: FastifyRequest): Promise<void> => {
@@ -90,7 +127,8 @@ export class AdminAuthenticator {
       this.failures.record(request.ip);
       throw new ApiError("UNAUTHORIZED", "Missing or invalid admin token");
     }
-    if (this.unclaimedToken) {
+    if (this.unclaimedHash) {
+      this.unclaimedHash = undefined;
       this.unclaimedToken = undefined;
       await deleteSetting(this.db, UNCLAIMED);
     }

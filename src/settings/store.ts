@@ -1,4 +1,4 @@
-// Service-wide values kept in the database: the admin token's hash, the sandbox's signing secret.
+// Service-wide values kept in the database: the admin token's hash, sealed installation secrets.
 import type { Queryable } from "../db/database.ts";
 
 export async function readSetting(q: Queryable, name: string): Promise<string | undefined> {
@@ -34,4 +34,9 @@ export async function insertSettingIfAbsent(q: Queryable, name: string, value: s
     [name, value],
   );
   return rows.length === 1;
+}
+
+/** Replaces a setting's value only while it is still `was` (another instance may have done it). */
+export async function replaceSetting(q: Queryable, name: string, was: string, value: string): Promise<void> {
+  await q.query("UPDATE settings SET value = $3 WHERE name = $1 AND value = $2", [name, was, value]);
 }
