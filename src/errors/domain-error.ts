@@ -9,6 +9,7 @@ export type DomainErrorCode =
   | "REFUND_NOT_ALLOWED"
   | "NO_ACTIVE_SAFESITE"
   | "IDEMPOTENCY_CONFLICT"
+  | "IDEMPOTENCY_IN_PROGRESS"
   | "PROCESSOR_ERROR";
 
 export class DomainError extends Error {

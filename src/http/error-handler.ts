@@ -7,6 +7,8 @@ import { resourceOfParam } from "./schemas.ts";
 
 /** How soon a client may retry when the database (or the processor, for its events) is away. */
 export const RETRY_AFTER_SECONDS = "5";
+/** How soon to ask again about a request still running under the same Idempotency-Key. */
+const IN_PROGRESS_RETRY_AFTER_SECONDS = "1";
 
 const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_REQUEST",
@@ -97,6 +99,8 @@ export function installErrorEnvelope(app: FastifyInstance): void {
       request.log.error({ err: error, code: apiError.code }, "request failed");
     }
     if (apiError.statusCode === 503) reply.header("retry-after", RETRY_AFTER_SECONDS);
+    if (apiError.code === "IDEMPOTENCY_IN_PROGRESS")
+      reply.header("retry-after", IN_PROGRESS_RETRY_AFTER_SECONDS);
     // The rate-limit plugin sets its own; a 429 raised elsewhere (failed sign-ins) gets a window.
     if (apiError.statusCode === 429 && !reply.hasHeader("retry-after")) reply.header("retry-after", "60");
     reply.code(apiError.statusCode).send(apiError.toBody());

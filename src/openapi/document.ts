@@ -67,7 +67,9 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   404: ["NotFound", "No such resource for these credentials"],
   409: [
     "Conflict",
-    "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body, an account that exists",
+    "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) " +
+      "or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), " +
+      "an account that exists",
   ],
   413: ["PayloadTooLarge", "The body is over 64 KiB"],
   415: ["UnsupportedMediaType", "The body is not application/json"],
@@ -165,7 +167,7 @@ export function finishOpenApiDocument(document: Json, options: { publicUrl: stri
       description,
       headers: {
         "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-        ...((status === "429" || status === "503") && {
+        ...((status === "409" || status === "429" || status === "503") && {
           "Retry-After": { $ref: "#/components/headers/Retry-After" },
         }),
       },

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Checkout, CheckoutError, WebhookVerificationError } from "@checkout-service/client";
+import type { Checkout as ProcessorCheckout } from "../../src/processor/port.ts";
+import { unreachableProcessor } from "../helpers/processor.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -171,6 +173,61 @@ describe("@checkout-service/client against a real service (DESIGN §6)", () => {
     assert.equal(lost.code, "CONNECTION_ERROR");
   });
 
+  it("never repeats a call that carries no key: a resend whose answer is lost is queued once", async () => {
+    const created = await checkout.payments.create({ ...validPayment(), webhookUrl: `${receiver.url}/hook` });
+    await paid(created.transactionId);
+    const [completed] = await waitFor(async () => {
+      const listed = await checkout.events.list(created.transactionId);
+      return listed.length >= 1 ? listed : undefined;
+    });
+    assert.ok(completed);
+    let calls = 0;
+    const losing: typeof fetch = async (input, init) => {
+      calls += 1;
+      const response = await fetch(input, init);
+      await response.body?.cancel();
+      throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+    };
+    const client = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+      fetch: losing,
+    });
+    const deliveries = async () =>
+      (
+        await service.services.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1",
+          [completed.eventId],
+        )
+      )[0]?.n ?? 0;
+    const before = await deliveries();
+    const lost = await client.events
+      .resend(created.transactionId, completed.eventId)
+      .then(() => assert.fail("should fail"), asCheckoutError);
+    assert.equal(lost.code, "CONNECTION_ERROR");
+    assert.equal(calls, 1, "not sent again");
+    assert.equal(await deliveries(), before + 1, "one resend queued");
+  });
+
+  it("rejects with the call's Idempotency-Key, so the merchant can repeat it safely", async () => {
+    const down: typeof fetch = async () =>
+      new Response(JSON.stringify({ success: false, error: { code: "INTERNAL_ERROR", message: "boom" } }), {
+        status: 500,
+      });
+    const client = new Checkout({
+      baseUrl: service.url,
+      publicKey: "pk",
+      secretKey: "sk",
+      fetch: down,
+      maxRetries: 0,
+    });
+    const failed = await client.payments
+      .create(validPayment(), { idempotencyKey: "order-77" })
+      .then(() => assert.fail("should fail"), asCheckoutError);
+    assert.equal(failed.idempotencyKey, "order-77");
+  });
+
   it("refunds, lists refunds and events, resends one and recovers, and verifies a real webhook", async () => {
     const created = await checkout.payments.create({ ...validPayment(), webhookUrl: `${receiver.url}/hook` });
     await paid(created.transactionId);
@@ -258,5 +315,60 @@ describe("@checkout-service/client and the rate limit", () => {
     assert.ok(refused instanceof CheckoutError);
     assert.equal(refused.status, 429);
     assert.equal(refused.code, "RATE_LIMIT_EXCEEDED");
+  });
+});
+
+describe("the client and a create still running at a slow processor", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let checkoutsOpened = 0;
+  before(async () => {
+    const slow = unreachableProcessor({
+      createCheckout: async (request): Promise<ProcessorCheckout> => {
+        checkoutsOpened += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return {
+          id: `cs_slow_${request.transactionId}`,
+          url: "https://checkout.processor.example/slow",
+          status: "open",
+          paid: false,
+          paymentRef: null,
+        };
+      },
+    });
+    service = await startTestService({}, { processor: slow });
+    group = await service.createGroup({ name: "Slow processor" });
+  });
+  after(() => service.close());
+
+  it("answers the same request 409 IDEMPOTENCY_IN_PROGRESS with Retry-After while it runs", async () => {
+    const headers = { "idempotency-key": "running-1" };
+    const first = service.createPayment(group, {}, headers);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await service.createPayment(group, {}, headers);
+    assert.equal(second.status, 409);
+    assert.equal(second.body.error.code, "IDEMPOTENCY_IN_PROGRESS");
+    assert.equal(second.headers.get("retry-after"), "1");
+    const other = await service.createPayment(group, { amount: 5 }, headers);
+    assert.equal(other.body.error.code, "IDEMPOTENCY_CONFLICT", "another body is still a conflict");
+    assert.equal((await first).status, 200);
+  });
+
+  it("waits under the same key past its own timeout: one payment and one checkout, not a failure", async () => {
+    const client = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+      timeoutMs: 500,
+    });
+    const opened = checkoutsOpened;
+    const created = await client.payments.create(validPayment({ amount: 4321 }));
+    assert.equal((await client.payments.get(created.transactionId)).amount, 4321);
+    assert.equal(checkoutsOpened - opened, 1, "the processor opened one checkout");
+    const [row] = await service.services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM payments WHERE group_id = $1 AND amount = 4321",
+      [group.groupId],
+    );
+    assert.equal(row?.n, 1);
   });
 });

@@ -259,7 +259,7 @@ describe("POST /api/v1/payments/create", () => {
       const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.body.data.transactionId));
       assert.equal(ids.size, 1);
       for (const response of responses) {
-        assert.ok(response.status === 200 || response.body.error.code === "IDEMPOTENCY_CONFLICT");
+        assert.ok(response.status === 200 || response.body.error.code === "IDEMPOTENCY_IN_PROGRESS");
       }
     });
   });

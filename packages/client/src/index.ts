@@ -43,7 +43,10 @@ export interface CheckoutOptions {
   baseUrl: string;
   publicKey: string;
   secretKey: string;
-  /** Retries of a lost connection, 429 (waiting Retry-After), 500 and 503; 2 unless given. 0 never retries. */
+  /**
+   * Retries of a lost connection, 429 (waiting Retry-After), 500 and 503, for reads and for calls
+   * under an Idempotency-Key (calls without one: 429 only); 2 unless given. 0 never retries.
+   */
   maxRetries?: number;
   /** Per attempt; 30 s unless given. */
   timeoutMs?: number;

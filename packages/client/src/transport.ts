@@ -18,6 +18,11 @@ interface Envelope {
 /** Statuses worth another try: rate limited, or the service failed in a way a retry can mend. */
 const RETRIED = new Set([429, 500, 503]);
 const MAX_WAIT_MS = 30_000;
+/**
+ * How long a call waits, in all, while the service says the request under its Idempotency-Key
+ * is still running: a create answers within 15 s and a refund within 10 s, whatever the processor.
+ */
+const IN_PROGRESS_WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,8 +35,11 @@ function backoff(attempt: number, retryAfter: string | null): number {
 }
 
 /**
- * Sends one request, retrying lost connections, 429 and 500/503 up to `maxRetries` times. Create
- * and refund calls carry an Idempotency-Key, the same on every retry, so a retry never pays twice.
+ * Sends one request. A request the service cannot carry out twice (a read, or a create or refund
+ * under its Idempotency-Key, the same on every try) is retried after a lost connection, 429, 500
+ * or 503, up to `maxRetries` times, and waited for while the service answers
+ * IDEMPOTENCY_IN_PROGRESS. Any other request (resend, recover, cancel) is retried only after 429,
+ * which the service answers before doing anything: a lost answer is no proof that nothing happened.
  */
 export async function send(
   options: TransportOptions,
@@ -48,6 +56,10 @@ export async function send(
   if (request.body !== undefined) headers["content-type"] = "application/json";
   if (request.idempotencyKey) headers["idempotency-key"] = request.idempotencyKey;
   const body = request.body === undefined ? null : JSON.stringify(request.body);
+  const repeatable = method === "GET" || Boolean(request.idempotencyKey);
+  /** Said on every error of a keyed call: retrying with this key can never do the work twice. */
+  const key = request.idempotencyKey || undefined;
+  let waitedInProgressMs = 0;
 
   for (let attempt = 0; ; attempt++) {
     const retriesLeft = attempt < options.maxRetries;
@@ -60,14 +72,16 @@ export async function send(
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (error) {
-      if (retriesLeft) {
+      if (repeatable && retriesLeft) {
         await sleep(backoff(attempt, null));
         continue;
       }
       const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new CheckoutError(0, "CONNECTION_ERROR", `No answer from ${options.baseUrl}: ${reason}`);
+      throw new CheckoutError(0, "CONNECTION_ERROR", `No answer from ${options.baseUrl}: ${reason}`, {
+        idempotencyKey: key,
+      });
     }
-    if (RETRIED.has(response.status) && retriesLeft) {
+    if (RETRIED.has(response.status) && retriesLeft && (repeatable || response.status === 429)) {
       await response.body?.cancel();
       await sleep(backoff(attempt, response.headers.get("retry-after")));
       continue;
@@ -82,16 +96,28 @@ export async function send(
         response.status,
         "INVALID_RESPONSE",
         `${method} ${path}: not JSON (${response.status})`,
-        requestId,
+        {
+          requestId,
+          idempotencyKey: key,
+        },
       );
+    }
+    const code = envelope.error?.code;
+    if (code === "IDEMPOTENCY_IN_PROGRESS" && key && options.maxRetries > 0) {
+      const waitMs = backoff(attempt, response.headers.get("retry-after"));
+      if (waitedInProgressMs + waitMs <= IN_PROGRESS_WAIT_MS) {
+        waitedInProgressMs += waitMs;
+        await sleep(waitMs);
+        attempt -= 1; // the same request, still running: no retry of the budget is spent
+        continue;
+      }
     }
     if (!response.ok || envelope.success !== true) {
       throw new CheckoutError(
         response.status,
-        envelope.error?.code ?? "UNKNOWN_ERROR",
+        code ?? "UNKNOWN_ERROR",
         envelope.error?.message ?? `${method} ${path} answered ${response.status}`,
-        requestId,
-        envelope.error?.details,
+        { requestId, details: envelope.error?.details, idempotencyKey: key },
       );
     }
     return { data: envelope.data, headers: response.headers };

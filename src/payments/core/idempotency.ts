@@ -94,9 +94,10 @@ export async function runIdempotently<Plan, T>(
       );
     }
     if (existing.response === null) {
+      // Not a conflict: the same request, still running. Asking again with the same key is safe.
       throw new DomainError(
-        "IDEMPOTENCY_CONFLICT",
-        "A request with this Idempotency-Key is still being processed",
+        "IDEMPOTENCY_IN_PROGRESS",
+        "A request with this Idempotency-Key is still being processed; retry with the same key shortly",
       );
     }
     return { result: existing.response as T, replayed: true };

@@ -179,7 +179,7 @@ export interface paths {
         };
         /**
          * Follow the group's events as Server-Sent Events
-         * @description Each message has `id:` the eventId (the webhook-id), `event:` the event name and `data:` the webhook body. Send `Last-Event-ID` to resume just after that event; without it the stream starts now.
+         * @description Each message has `id:` the eventId (the webhook-id), `event:` the event name and `data:` the webhook body. Send `Last-Event-ID` to resume just after that event; without it the stream starts now. At most 10 streams per group are open at once; revoking the key ends its streams.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -525,7 +525,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "ALREADY_COMPLETED" | "REFUND_NOT_ALLOWED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NO_ACTIVE_SAFESITE" | "IDEMPOTENCY_CONFLICT" | "ACCOUNT_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_REQUEST" | "ALREADY_COMPLETED" | "REFUND_NOT_ALLOWED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NO_ACTIVE_SAFESITE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ACCOUNT_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 details?: unknown;
             };
@@ -886,10 +886,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A conflicting state: no active SafeSite, an Idempotency-Key reused with another body, an account that exists */
+        /** @description A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -898,7 +899,7 @@ export interface components {
                  *       "success": false,
                  *       "error": {
                  *         "code": "NO_ACTIVE_SAFESITE",
-                 *         "message": "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body, an account that exists"
+                 *         "message": "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists"
                  *       }
                  *     }
                  */
