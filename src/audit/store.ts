@@ -72,6 +72,21 @@ export function listAuditEntries(
   );
 }
 
+/** An entry for a change made through the merchant API, with one of the group's API keys. */
+export const byApiKey = (
+  request: { ip: string; merchant: { groupId: string; publicKey: string } },
+  action: string,
+  target: string | null,
+  detail: unknown = null,
+): AuditEntry => ({
+  groupId: request.merchant.groupId,
+  actor: `api_key:${request.merchant.publicKey}`,
+  action,
+  target,
+  detail,
+  address: request.ip,
+});
+
 /** An entry for a change made with the admin token (admin API, CLI). */
 export const byAdminToken = (
   request: { ip: string },

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { ApiClient, CliError } from "./api-client.ts";
 import { listen, listenStatePath, loadListenState } from "./listen.ts";
@@ -127,7 +128,8 @@ program
     const db = await openDatabase(config);
     try {
       await migrate(db);
-      const token = await resetAdminToken(db);
+      // Run on the database's machine, by whoever can read its settings: named as that user.
+      const token = await resetAdminToken(db, `cli:${userInfo().username}`);
       if (config.adminToken) {
         process.stderr.write(
           "checkout: note: ADMIN_TOKEN is set here; services started with it keep using it\n",

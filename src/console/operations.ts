@@ -103,8 +103,8 @@ ${
       const refund = await payments.refunds.createForOperator(
         transactionId,
         auditContext(request).actor,
-        (made) =>
-          auditBy(request, null, "payment.refunded", transactionId, {
+        (made, groupId) =>
+          auditBy(request, groupId, "payment.refunded", transactionId, {
             refundId: made.refundId,
             amount: made.amount,
           }),

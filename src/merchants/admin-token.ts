@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
-import type { Database, Queryable } from "../db/database.ts";
+import { insertAuditEntry } from "../audit/store.ts";
+import type { Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import { FailureBudget } from "../http/failure-budget.ts";
 import { hashSecret, secretMatches } from "../http/secret-hash.ts";
@@ -23,11 +24,24 @@ const ADMIN_TOKEN_CHANNEL = "admin_token_changed";
 const UNCLAIMED = "admin_token_unclaimed";
 const isHexHash = (value: string) => /^[0-9a-f]{64}$/.test(value);
 
-/** A new admin token, replacing the old one on every instance at once; shown only to the caller. */
-export async function resetAdminToken(db: Queryable): Promise<string> {
+/**
+ * A new admin token, replacing the old one on every instance at once; shown only to the caller.
+ * `actor` names who reset it in the operator's audit log.
+ */
+export async function resetAdminToken(db: Database, actor: string): Promise<string> {
   const token = newAdminToken();
-  await writeSetting(db, HASH, hashSecret(token).toString("hex"), ADMIN_TOKEN_CHANNEL);
-  await deleteSetting(db, UNCLAIMED);
+  await db.transaction(async (tx) => {
+    await writeSetting(tx, HASH, hashSecret(token).toString("hex"), ADMIN_TOKEN_CHANNEL);
+    await deleteSetting(tx, UNCLAIMED);
+    await insertAuditEntry(tx, {
+      groupId: null,
+      actor,
+      action: "admin_token.reset",
+      target: null,
+      detail: null,
+      address: null,
+    });
+  });
   return token;
 }
 

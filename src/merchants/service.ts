@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Audit, insertAuditEntry, withAudit } from "../audit/store.ts";
+import { type Audit, type AuditEntry, insertAuditEntry, withAudit } from "../audit/store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
@@ -149,25 +149,25 @@ export class MerchantsService {
     return added;
   }
 
-  /** `withinGroup` keeps a merchant's change to its own SafeSites. */
+  /** `withinGroup` keeps a merchant's change to its own SafeSites; `audit` is given the site's group. */
   async updateSafeSite(
     id: string,
     patch: Partial<SafeSiteInput>,
-    withinGroup: string | null = null,
-    audit?: Audit<SafeSite>,
+    withinGroup: string | null,
+    audit: (site: SafeSite, groupId: string) => AuditEntry,
   ): Promise<SafeSite> {
     if (!UUID_PATTERN.test(id)) throw notFound("SafeSite");
-    let groupId = "";
-    const site = await withAudit(this.db, audit, async (q) => {
+    const { site, groupId } = await this.db.transaction(async (tx) => {
       const changes = {
         name: patch.name ?? null,
         url: patch.url === undefined ? null : normaliseSiteUrl(patch.url),
         isActive: patch.isActive ?? null,
       };
-      const row = await updateSafeSite(q, id, changes, withinGroup);
+      const row = await updateSafeSite(tx, id, changes, withinGroup);
       if (!row) throw notFound("SafeSite");
-      groupId = row.group_id;
-      return toSafeSite(row);
+      const changed = toSafeSite(row);
+      await insertAuditEntry(tx, audit(changed, row.group_id));
+      return { site: changed, groupId: row.group_id };
     });
     this.onSafeSitesChanged(groupId);
     return site;
@@ -178,12 +178,15 @@ export class MerchantsService {
     return withAudit(this.db, audit, (q) => this.insertKey(q, groupId));
   }
 
-  /** Revoked at once on every instance; false when no active key (of `withinGroup`) has that public key. */
+  /**
+   * Revoked at once on every instance. The key's group (which `audit` is given), or null when no
+   * active key (of `withinGroup`) has that public key.
+   */
   async revokeKey(
     publicKey: string,
-    withinGroup: string | null = null,
-    audit?: Audit<boolean>,
-  ): Promise<boolean> {
+    withinGroup: string | null,
+    audit: Audit<string | null>,
+  ): Promise<string | null> {
     const revoked = await withAudit(this.db, audit, (q) => revokeApiKey(q, publicKey, withinGroup));
     if (revoked) this.onKeyRevoked(publicKey);
     return revoked;

@@ -114,21 +114,22 @@ export async function findActiveApiKey(
  * Revokes a key (of one group, when `groupId` is given) and tells every instance to drop it from
  * its auth cache (on commit).
  */
+/** The revoked key's group, or null when no active key (of `groupId`) has that public key. */
 export async function revokeApiKey(
   q: Queryable,
   publicKey: string,
   groupId: string | null = null,
-): Promise<boolean> {
-  const rows = await q.query(
+): Promise<string | null> {
+  const [row] = await q.query<{ group_id: string }>(
     `WITH revoked AS (
        UPDATE api_keys SET revoked_at = now()
        WHERE public_key = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR group_id = $3)
-       RETURNING public_key
+       RETURNING public_key, group_id
      )
-     SELECT pg_notify($2, public_key) FROM revoked`,
+     SELECT group_id, pg_notify($2, public_key) FROM revoked`,
     [publicKey, API_KEYS_CHANNEL, groupId],
   );
-  return rows.length === 1;
+  return row?.group_id ?? null;
 }
 
 export interface ApiKeyRow {

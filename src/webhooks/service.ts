@@ -40,7 +40,7 @@ export class WebhookService {
   }
 
   /** Queues a fresh delivery of one event to the URL it was meant for. */
-  async resend(where: { groupId: string; transactionId: string; eventId: string }, audit?: Audit<unknown>) {
+  async resend(where: { groupId: string; transactionId: string; eventId: string }, audit: Audit<unknown>) {
     const deliveryId = randomUUID();
     await withAudit(this.db, audit, async (q) => {
       if (!(await insertRedelivery(q, where, deliveryId))) throw notFound("Event");
@@ -55,7 +55,7 @@ export class WebhookService {
    */
   async recover(
     window: { groupId: string | null; since: Date; until: Date },
-    audit?: Audit<number>,
+    audit: Audit<number>,
   ): Promise<{ queued: number }> {
     const queued = await withAudit(this.db, audit, (q) => insertRecoveryDeliveries(q, window));
     if (queued > 0) this.outbox.wake();

@@ -2,6 +2,7 @@
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
 import { chmod, lstat, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
@@ -50,6 +51,15 @@ describe("the admin token cannot be lost", () => {
     });
     const fresh = JSON.parse(reset.stdout).adminToken as string;
     assert.match(fresh, /^adm_/);
+    const pglite = await PGlite.create(join(dataDir, "pglite"));
+    try {
+      const audited = await pglite.query<{ actor: string; group_id: string | null }>(
+        "SELECT actor, group_id FROM audit_log WHERE action = 'admin_token.reset'",
+      );
+      assert.deepEqual(audited.rows, [{ actor: `cli:${userInfo().username}`, group_id: null }]);
+    } finally {
+      await pglite.close();
+    }
     const fourth = startProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: "" });
     const fourthUrl = await fourth.started;
     const as = (bearer: string) =>

@@ -225,6 +225,12 @@ describe("paid after cancel", () => {
       payment_intent: after.processorPaymentIntentId,
     });
     assert.equal(atProcessor.data.length, 1);
+    // The operator's refund of the group's payment is on the group's own log.
+    const [entry] = await service.services.db.query<{ group_id: string; actor: string }>(
+      "SELECT group_id, actor FROM audit_log WHERE action = 'payment.refunded' AND target = $1",
+      [created.transactionId],
+    );
+    assert.deepEqual(entry, { group_id: group.groupId, actor: "admin-token" });
     const unknown = await service.admin(
       "POST",
       "/admin/v1/payments/00000000-0000-4000-8000-000000000000/refunds",

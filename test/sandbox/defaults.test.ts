@@ -66,6 +66,7 @@ describe("the sandbox processor's defaults are safe", () => {
     const [row] = await service.services.db.query<{ value: string }>(
       "SELECT value FROM settings WHERE name = 'sandbox_webhook_secret'",
     );
-    assert.match(row?.value ?? "", /^whsec_[A-Za-z0-9+/=]{40,}$/);
+    assert.match(row?.value ?? "", /^sealed\.v1\./, "sealed at rest");
+    assert.match(service.services.box.open(row?.value ?? ""), /^whsec_[A-Za-z0-9+/=]{40,}$/);
   });
 });

@@ -52,7 +52,7 @@ describe("the sandbox across a restart", () => {
       const [row] = await service.services.db.query<{ value: string }>(
         "SELECT value FROM settings WHERE name = 'sandbox_api_key'",
       );
-      return row?.value;
+      return row && service.services.box.open(row.value);
     };
     const first = await startTestService({ STRIPE_SECRET_KEY: "" }, { db: kept });
     const key = await keyOf(first);

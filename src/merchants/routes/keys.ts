@@ -45,8 +45,8 @@ const keyRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = async (sc
     },
     async (request) => {
       const { publicKey } = request.params;
-      const revoked = await merchants.revokeKey(publicKey, undefined, (done) =>
-        done ? byAdminToken(request, null, "api_key.revoked", publicKey) : null,
+      const revoked = await merchants.revokeKey(publicKey, null, (groupId) =>
+        groupId ? byAdminToken(request, groupId, "api_key.revoked", publicKey) : null,
       );
       if (!revoked) {
         throw new ApiError("NOT_FOUND", "No active key with that public key");

@@ -46,8 +46,8 @@ const safeSiteRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = asyn
     },
     async (request) => ({
       success: true,
-      data: await merchants.updateSafeSite(request.params.id, request.body, null, (site) =>
-        byAdminToken(request, null, "safe_site.updated", site.url, { id: site.id, ...request.body }),
+      data: await merchants.updateSafeSite(request.params.id, request.body, null, (site, groupId) =>
+        byAdminToken(request, groupId, "safe_site.updated", site.url, { id: site.id, ...request.body }),
       ),
     }),
   );

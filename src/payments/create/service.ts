@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
+import { type AuditEntry, insertAuditEntry } from "../../audit/store.ts";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
@@ -169,14 +170,21 @@ export class PaymentCreation {
     };
   }
 
-  /** Spec §4.4: only pending or processing payments; the hosted link stays open (§3.2). */
-  async cancel(groupId: string, id: string): Promise<void> {
-    const cancelled = await this.writer.transition({
-      paymentId: id,
-      groupId,
-      to: "cancelled",
-      from: CANCELLABLE,
-      reason: "merchant_cancel",
+  /**
+   * Spec §4.4: only pending or processing payments; the hosted link stays open (§3.2). The
+   * cancel's audit entry is written with the change.
+   */
+  async cancel(groupId: string, id: string, audit: AuditEntry): Promise<void> {
+    const cancelled = await this.writer.inTransaction(async (tx, move) => {
+      const moved = await move({
+        paymentId: id,
+        groupId,
+        to: "cancelled",
+        from: CANCELLABLE,
+        reason: "merchant_cancel",
+      });
+      if (moved) await insertAuditEntry(tx, audit);
+      return moved;
     });
     if (cancelled) return;
     await this.queries.get(groupId, id); // not the caller's payment: 404

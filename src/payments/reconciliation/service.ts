@@ -97,14 +97,24 @@ export class Reconciliation {
     return withAudit(this.db, audit, (q) => resolveItem(q, itemId, note));
   }
 
-  /** Starts a run over [since, until) in the background; its id, to be read with `get`. */
-  async start(window: { since: Date; until?: Date | undefined }, requestedBy: string): Promise<string> {
+  /**
+   * Starts a run over [since, until) in the background; its id, to be read with `get`. A run spans
+   * groups: its audit entry (given the run's id) has none, and goes on the operator's log.
+   */
+  async start(
+    window: { since: Date; until?: Date | undefined },
+    requestedBy: string,
+    audit: Audit<string>,
+  ): Promise<string> {
     const until = window.until ?? new Date();
     if (!(window.since < until)) {
       throw new DomainError("INVALID_REQUEST", "since must be before until (or before now, without until)");
     }
     const id = randomUUID();
-    await insertRun(this.db, { id, since: window.since, until, requestedBy, scheduleSlot: null });
+    await withAudit(this.db, audit, async (q) => {
+      await insertRun(q, { id, since: window.since, until, requestedBy, scheduleSlot: null });
+      return id;
+    });
     this.track(this.execute(id, { since: window.since, until }));
     return id;
   }

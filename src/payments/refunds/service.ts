@@ -40,8 +40,8 @@ const PROCESSOR_KEY_LIFETIME_MS = 23 * 60 * 60 * 1000;
 const retryDelayMs = (attempts: number) => Math.min(1000 * 2 ** attempts, 10_000);
 const SETTLE_BATCH = 50;
 
-/** The audit entry a refund calls for, written with its reservation. */
-export type RefundAudit = (refund: RefundResource) => AuditEntry;
+/** The audit entry a refund calls for, with the payment's group, written with its reservation. */
+export type RefundAudit = (refund: RefundResource, groupId: string) => AuditEntry;
 
 /** The processor idempotency key of a refund: one per refund id, on every attempt, forever. */
 export const processorKeyOf = (refundId: string) => `refund-${refundId}`;
@@ -70,8 +70,8 @@ export class Refunds {
     context: {
       requestedBy: string;
       idempotencyKey?: string | undefined;
-      /** The refund's audit entry, written in the transaction that reserves it (pages, admin). */
-      audit?: RefundAudit | undefined;
+      /** The refund's audit entry, written in the transaction that reserves it. */
+      audit: RefundAudit;
     },
   ): Promise<IdempotentAnswer<RefundResource>> {
     const payment = await this.queries.get(groupId, paymentId);
@@ -97,7 +97,7 @@ export class Refunds {
   async createForOperator(
     transactionId: string,
     requestedBy: string,
-    audit?: RefundAudit,
+    audit: RefundAudit,
   ): Promise<RefundResource> {
     const payment = UUID_PATTERN.test(transactionId)
       ? await findPaymentById(this.db, transactionId)
@@ -157,7 +157,7 @@ export class Refunds {
     requestedBy: string,
     refundId: string,
     refunder: Refunder,
-    audit: RefundAudit | undefined,
+    audit: RefundAudit,
   ): Promise<RefundResource> {
     // A retry that took over a request which died half-way resumes its refund, never a second one.
     const earlier = await findRefund(this.db, refundId);
@@ -173,7 +173,7 @@ export class Refunds {
       throw await this.notAllowed(payment, refunder);
     const reserved = await withAudit(
       this.db,
-      audit && ((row: RefundAtProcessor | undefined) => (row ? audit(toRefundResource(row)) : null)),
+      (row: RefundAtProcessor | undefined) => (row ? audit(toRefundResource(row), payment.group_id) : null),
       (q) =>
         reserveRefund(q, {
           id: refundId,

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byApiKey } from "../../audit/store.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import type { PaymentCreation } from "../create/service.ts";
 import { paymentParams } from "./get.ts";
@@ -33,7 +34,7 @@ const cancelPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = as
     },
     async (request) => {
       const { id } = request.params;
-      await creation.cancel(request.merchant.groupId, id);
+      await creation.cancel(request.merchant.groupId, id, byApiKey(request, "payment.cancelled", id));
       return {
         success: true as const,
         data: { id, status: "cancelled" as const, message: "Payment cancelled" },

@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byApiKey } from "../../audit/store.ts";
 import { ApiError } from "../../http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
 import type { WebhookService } from "../../webhooks/service.ts";
@@ -65,11 +66,10 @@ const paymentEventRoutes: FastifyPluginAsync<{
       if (!payment.webhook_url) {
         throw new ApiError("INVALID_REQUEST", "This payment has no deliverable webhookUrl");
       }
-      const delivery = await webhooks.resend({
-        groupId,
-        transactionId: payment.id,
-        eventId: request.params.eventId,
-      });
+      const delivery = await webhooks.resend(
+        { groupId, transactionId: payment.id, eventId: request.params.eventId },
+        () => byApiKey(request, "webhook.resent", request.params.eventId, { transactionId: payment.id }),
+      );
       return reply.code(202).send({ success: true as const, data: delivery });
     },
   );

@@ -63,7 +63,12 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
     async (request, reply) => {
       const since = storableTime(request.body.since, "since");
       const until = request.body.until === undefined ? undefined : storableTime(request.body.until, "until");
-      const runId = await reconciliation.start({ since, until }, "admin-token");
+      const runId = await reconciliation.start({ since, until }, "admin-token", (id) =>
+        byAdminToken(request, null, "reconciliation.run_started", id, {
+          since: since.toISOString(),
+          until: until?.toISOString() ?? null,
+        }),
+      );
       return reply.code(202).send({ success: true as const, data: { runId } });
     },
   );
@@ -107,8 +112,8 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
     },
     async (request, reply) => {
       const { transactionId } = request.params;
-      const refund = await refunds.createForOperator(transactionId, "admin-token", (made) =>
-        byAdminToken(request, null, "payment.refunded", transactionId, {
+      const refund = await refunds.createForOperator(transactionId, "admin-token", (made, groupId) =>
+        byAdminToken(request, groupId, "payment.refunded", transactionId, {
           refundId: made.refundId,
           amount: made.amount,
         }),

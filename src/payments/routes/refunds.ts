@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byApiKey } from "../../audit/store.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import type { Refunds } from "../refunds/service.ts";
 import { refundBodySchema, refundResourceSchema } from "../schemas.ts";
@@ -41,6 +42,11 @@ const refundRoutes: FastifyPluginAsync<{ refunds: Refunds }> = async (scope, { r
       const answer = await refunds.create(request.merchant.groupId, request.params.id, request.body ?? {}, {
         requestedBy: `api_key:${request.merchant.publicKey}`,
         idempotencyKey: request.headers["idempotency-key"],
+        audit: (made) =>
+          byApiKey(request, "payment.refunded", request.params.id, {
+            refundId: made.refundId,
+            amount: made.amount,
+          }),
       });
       replayedHeader(reply, answer);
       return reply.code(201).send({ success: true as const, data: answer.result });

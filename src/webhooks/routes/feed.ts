@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { byApiKey } from "../../audit/store.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import { recoverBodySchema, recoveryWindow, storableTime } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
@@ -60,7 +61,13 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
     },
     async (request, reply) => {
       const window = recoveryWindow(request.body);
-      const result = await webhooks.recover({ groupId: request.merchant.groupId, ...window });
+      const result = await webhooks.recover({ groupId: request.merchant.groupId, ...window }, (queued) =>
+        byApiKey(request, "webhooks.recovered", null, {
+          since: window.since.toISOString(),
+          until: window.until.toISOString(),
+          queued,
+        }),
+      );
       return reply.code(202).send({ success: true as const, data: result });
     },
   );
