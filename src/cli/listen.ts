@@ -130,8 +130,7 @@ async function forward(
     payload,
     sent_timestamp: String(payload.timestamp ?? new Date().toISOString()),
     webhook_secret: secret,
-    previous_webhook_secret: null,
-    previous_webhook_secret_expires_at: null,
+    previous_webhook_secrets: [],
   });
   const started = Date.now();
   let outcome: { status?: number; error?: string };

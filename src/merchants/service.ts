@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Audit, type AuditEntry, insertAuditEntry, withAudit } from "../audit/store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database, Queryable } from "../db/database.ts";
-import { notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { UUID_PATTERN } from "../http/schemas.ts";
 import { hashSecret } from "../http/secret-hash.ts";
 import { insertSettingIfAbsent, readSetting } from "../settings/store.ts";
@@ -62,6 +62,11 @@ const toSafeSite = (row: SafeSiteRow): SafeSite => ({
 
 /** A SafeSite URL is a base: the hosted link is `{url}/pay/{token}`. */
 const normaliseSiteUrl = (url: string): string => url.replace(/\/+$/, "");
+/**
+ * Earlier signing secrets that may still sign at once: every one signs every webhook, so a burst
+ * of rotations must not grow each delivery's signature header without bound.
+ */
+const MAX_EARLIER_SECRETS = 9;
 
 /** The sandbox's demo group, made on the first start: its id, kept with the data. */
 const DEMO_GROUP_SETTING = "demo_group_id";
@@ -81,16 +86,16 @@ export class MerchantsService {
   /** Seals every signing secret with the current key (plain ones from before, or under an older key). */
   async resealWebhookSecrets(): Promise<number> {
     let resealed = 0;
+    const reseal = (value: string) => this.box.seal(this.box.reveal(value));
     for (const row of await listGroupSecrets(this.db)) {
-      const current = row.webhook_secret;
-      const previous = row.previous_webhook_secret;
-      const stale = (value: string | null) => value !== null && !this.box.isCurrent(value);
-      if (!stale(current) && !stale(previous)) continue;
+      const was = { current: row.webhook_secret, earlier: row.previous_webhook_secrets };
+      if ([was.current, ...was.earlier.map((each) => each.secret)].every((value) => this.box.isCurrent(value)))
+        continue;
       const sealed = {
-        current: this.box.seal(this.box.reveal(current)),
-        previous: previous === null ? null : this.box.seal(this.box.reveal(previous)),
+        current: reseal(was.current),
+        earlier: was.earlier.map((each) => ({ ...each, secret: reseal(each.secret) })),
       };
-      if (await replaceGroupSecrets(this.db, row.id, { current, previous }, sealed)) resealed++;
+      if (await replaceGroupSecrets(this.db, row.id, was, sealed)) resealed++;
     }
     return resealed;
   }
@@ -218,17 +223,30 @@ export class MerchantsService {
     return this.box.reveal(row.webhook_secret);
   }
 
-  /** A new signing secret; the previous one keeps signing for `graceSeconds`. */
-  async rotateWebhookSecret(groupId: string, graceSeconds: number, audit?: Audit<unknown>) {
+  /**
+   * A new signing secret. The one it replaces keeps signing for `graceSeconds`, and every earlier
+   * one until its own expiry, so a receiver still on any of them keeps verifying.
+   */
+  async rotateWebhookSecret(groupId: string, graceSeconds: number, audit: Audit<unknown>) {
     if (!UUID_PATTERN.test(groupId)) throw notFound("Group");
     return withAudit(this.db, audit, async (q) => {
       const secret = newWebhookSecret();
-      const row = await rotateGroupWebhookSecret(q, groupId, this.box.seal(secret), graceSeconds);
-      if (!row) throw notFound("Group");
-      return {
-        webhookSecret: secret,
-        previousSecretValidUntil: row.previous_webhook_secret_expires_at.toISOString(),
-      };
+      const rotation = await rotateGroupWebhookSecret(
+        q,
+        groupId,
+        this.box.seal(secret),
+        graceSeconds,
+        MAX_EARLIER_SECRETS,
+      );
+      if (!rotation) throw notFound("Group");
+      if (!rotation.rotated) {
+        throw new ApiError(
+          "INVALID_REQUEST",
+          `${MAX_EARLIER_SECRETS} earlier signing secrets are still in their grace period: wait until one ` +
+            "expires, or rotate with graceSeconds 0",
+        );
+      }
+      return { webhookSecret: secret, previousSecretValidUntil: rotation.retiredUntil.toISOString() };
     });
   }
 

@@ -5,8 +5,7 @@ export interface GroupRow {
   id: string;
   name: string;
   webhook_secret: string;
-  previous_webhook_secret: string | null;
-  previous_webhook_secret_expires_at: Date | null;
+  previous_webhook_secrets: EarlierSecret[];
   created_at: Date;
 }
 
@@ -40,19 +39,52 @@ export async function lockAndCheckAnyGroup(tx: Queryable): Promise<boolean> {
   return existing !== undefined;
 }
 
+/** A signing secret retired by a rotation, still signing until `expiresAt` (ISO 8601). */
+export interface EarlierSecret {
+  secret: string;
+  expiresAt: string;
+}
+
+/**
+ * Earlier secrets still signing, oldest expiry first, as a statement's expression over a group
+ * row: expired ones are dropped whenever the list is written.
+ */
+const UNEXPIRED_EARLIER = `(SELECT entry FROM jsonb_array_elements(previous_webhook_secrets) AS e(entry)
+   WHERE (entry->>'expiresAt')::timestamptz > now())`;
+
+/**
+ * Retires the current secret for `graceSeconds` (none: at once) and keeps every earlier one until
+ * its own expiry. `rotated` false (and nothing changed) when `maxEarlier` earlier secrets are still
+ * signing; undefined for no such group.
+ */
 export async function rotateGroupWebhookSecret(
   q: Queryable,
   groupId: string,
   newSecret: string,
   graceSeconds: number,
-): Promise<{ webhook_secret: string; previous_webhook_secret_expires_at: Date } | undefined> {
-  const [row] = await q.query<{ webhook_secret: string; previous_webhook_secret_expires_at: Date }>(
-    `UPDATE groups SET previous_webhook_secret = webhook_secret, webhook_secret = $2,
-       previous_webhook_secret_expires_at = now() + make_interval(secs => $3)
-     WHERE id = $1 RETURNING webhook_secret, previous_webhook_secret_expires_at`,
-    [groupId, newSecret, graceSeconds],
+  maxEarlier: number,
+): Promise<{ rotated: boolean; retiredUntil: Date } | undefined> {
+  const [row] = await q.query<{ rotated: boolean; retired_until: Date }>(
+    `WITH target AS (
+       SELECT id, (SELECT count(*) FROM ${UNEXPIRED_EARLIER} AS kept) + CASE WHEN $3 > 0 THEN 1 ELSE 0 END
+         <= $4 AS fits
+       FROM groups WHERE id = $1
+     ), rotated AS (
+       UPDATE groups g SET webhook_secret = $2, previous_webhook_secrets = (
+           SELECT COALESCE(jsonb_agg(entry ORDER BY (entry->>'expiresAt')::timestamptz), '[]'::jsonb) FROM (
+             SELECT entry FROM ${UNEXPIRED_EARLIER} AS kept
+             UNION ALL
+             SELECT jsonb_build_object('secret', g.webhook_secret, 'expiresAt', now() + make_interval(secs => $3))
+             WHERE $3 > 0
+           ) AS earlier(entry))
+       FROM target WHERE g.id = target.id AND target.fits
+       RETURNING g.id
+     )
+     SELECT EXISTS (SELECT 1 FROM rotated) AS rotated, now() + make_interval(secs => $3) AS retired_until
+     FROM target`,
+    [groupId, newSecret, graceSeconds, maxEarlier],
   );
-  return row;
+  return row && { rotated: row.rotated, retiredUntil: row.retired_until };
 }
 
 export function listSafeSiteRows(q: Queryable, groupId: string): Promise<SafeSiteRow[]> {
@@ -158,21 +190,21 @@ export function listGroupRows(q: Queryable, limit: number): Promise<(GroupRow & 
 /** Every group's signing secrets as stored (sealed, or plain from before sealing). */
 export function listGroupSecrets(
   q: Queryable,
-): Promise<{ id: string; webhook_secret: string; previous_webhook_secret: string | null }[]> {
-  return q.query("SELECT id, webhook_secret, previous_webhook_secret FROM groups ORDER BY id");
+): Promise<{ id: string; webhook_secret: string; previous_webhook_secrets: EarlierSecret[] }[]> {
+  return q.query("SELECT id, webhook_secret, previous_webhook_secrets FROM groups ORDER BY id");
 }
 
 /** Replaces a group's secrets with their resealed form, unless a rotation changed them meanwhile. */
 export async function replaceGroupSecrets(
   q: Queryable,
   groupId: string,
-  was: { current: string; previous: string | null },
-  sealed: { current: string; previous: string | null },
+  was: { current: string; earlier: EarlierSecret[] },
+  sealed: { current: string; earlier: EarlierSecret[] },
 ): Promise<boolean> {
   const rows = await q.query(
-    `UPDATE groups SET webhook_secret = $4, previous_webhook_secret = $5
-     WHERE id = $1 AND webhook_secret = $2 AND previous_webhook_secret IS NOT DISTINCT FROM $3 RETURNING id`,
-    [groupId, was.current, was.previous, sealed.current, sealed.previous],
+    `UPDATE groups SET webhook_secret = $4, previous_webhook_secrets = $5::jsonb
+     WHERE id = $1 AND webhook_secret = $2 AND previous_webhook_secrets = $3::jsonb RETURNING id`,
+    [groupId, was.current, JSON.stringify(was.earlier), sealed.current, JSON.stringify(sealed.earlier)],
   );
   return rows.length === 1;
 }

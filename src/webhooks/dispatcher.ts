@@ -378,8 +378,10 @@ export class WebhookDispatcher {
       {
         ...delivery,
         webhook_secret: this.reveal(delivery.webhook_secret),
-        previous_webhook_secret:
-          delivery.previous_webhook_secret === null ? null : this.reveal(delivery.previous_webhook_secret),
+        previous_webhook_secrets: delivery.previous_webhook_secrets.map((earlier) => ({
+          ...earlier,
+          secret: this.reveal(earlier.secret),
+        })),
       },
       attemptedAt,
     );

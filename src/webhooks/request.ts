@@ -11,13 +11,12 @@ export type DeliveryToSign = Pick<
   | "payload"
   | "sent_timestamp"
   | "webhook_secret"
-  | "previous_webhook_secret"
-  | "previous_webhook_secret_expires_at"
+  | "previous_webhook_secrets"
 >;
 
 /**
  * Standard Webhooks signature: base64 HMAC-SHA256 over `${id}.${timestamp}.${body}` with the key
- * bytes of a `whsec_` secret. During a rotation both secrets sign, space-separated.
+ * bytes of a `whsec_` secret. During a rotation's grace every secret still valid signs, space-separated.
  */
 export function signWebhook(
   secrets: readonly string[],
@@ -41,11 +40,8 @@ export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
   // The stored payload keeps the order it was built in; `timestamp` keeps its place if it has one.
   const body = JSON.stringify({ ...delivery.payload, timestamp: delivery.sent_timestamp });
   const secrets = [delivery.webhook_secret];
-  if (
-    delivery.previous_webhook_secret &&
-    (delivery.previous_webhook_secret_expires_at?.getTime() ?? 0) > now.getTime()
-  ) {
-    secrets.push(delivery.previous_webhook_secret);
+  for (const earlier of delivery.previous_webhook_secrets) {
+    if (Date.parse(earlier.expiresAt) > now.getTime()) secrets.push(earlier.secret);
   }
   const timestampSeconds = Math.floor(now.getTime() / 1000);
   const headers = {

@@ -161,8 +161,8 @@ export interface ClaimedDelivery {
   payment_id: string;
   payload: Record<string, unknown>;
   webhook_secret: string;
-  previous_webhook_secret: string | null;
-  previous_webhook_secret_expires_at: Date | null;
+  /** The group's earlier secrets, each signing until its expiresAt (ISO 8601). */
+  previous_webhook_secrets: { secret: string; expiresAt: string }[];
 }
 
 export interface ClaimRequest {
@@ -223,7 +223,7 @@ const CLAIM_DUE_DELIVERIES = prepared(
      FROM webhook_events e JOIN groups g ON g.id = e.group_id
      WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-       e.payload, g.webhook_secret, g.previous_webhook_secret, g.previous_webhook_secret_expires_at`,
+       e.payload, g.webhook_secret, g.previous_webhook_secrets`,
 );
 
 /**

@@ -19,8 +19,7 @@ const delivery = (overrides: Partial<Parameters<typeof buildRequest>[0]> = {}) =
   },
   sent_timestamp: "2026-03-01T11:59:00.000Z",
   webhook_secret: secret(),
-  previous_webhook_secret: null,
-  previous_webhook_secret_expires_at: null,
+  previous_webhook_secrets: [],
   ...overrides,
 });
 
@@ -51,23 +50,26 @@ describe("webhook request building and signing", () => {
     assert.throws(() => verify(secret(), request));
   });
 
-  it("signs with both secrets during a rotation's grace period, and only the new one after", () => {
+  it("signs with every secret still in its grace period, each until its own expiry", () => {
+    const oldest = secret();
     const previous = secret();
+    const in60s = new Date(Date.now() + 60_000).toISOString();
     const during = delivery({
-      previous_webhook_secret: previous,
-      previous_webhook_secret_expires_at: new Date(Date.now() + 60_000),
+      previous_webhook_secrets: [
+        { secret: oldest, expiresAt: in60s },
+        { secret: previous, expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+      ],
     });
-    const both = buildRequest(during, new Date());
-    assert.equal(both.headers["webhook-signature"].split(" ").length, 2);
-    assert.ok(verify(during.webhook_secret, both));
-    assert.ok(verify(previous, both));
+    const all = buildRequest(during, new Date());
+    assert.equal(all.headers["webhook-signature"].split(" ").length, 3);
+    assert.ok(verify(during.webhook_secret, all));
+    assert.ok(verify(previous, all));
+    assert.ok(verify(oldest, all));
 
-    const after = buildRequest(
-      { ...during, previous_webhook_secret_expires_at: new Date(Date.now() - 1) },
-      new Date(),
-    );
-    assert.equal(after.headers["webhook-signature"].split(" ").length, 1);
-    assert.throws(() => verify(previous, after));
+    const later = buildRequest(during, new Date(Date.now() + 120_000));
+    assert.equal(later.headers["webhook-signature"].split(" ").length, 2, "the oldest has expired");
+    assert.throws(() => verify(oldest, later));
+    assert.ok(verify(previous, later));
   });
 
   it("classifies receiver answers as spec §6.3 says", () => {

@@ -321,7 +321,7 @@ describe("webhook delivery (spec §6)", () => {
     assert.equal(missing.status, 404);
   });
 
-  it("signs with both secrets during a rotation's grace period", async () => {
+  it("signs with every secret still in its grace period, however many rotations came after it", async () => {
     const rotated = await service.admin("POST", `/admin/v1/groups/${group.groupId}/webhook-secret/rotate`, {
       graceSeconds: 3600,
     });
@@ -339,6 +339,50 @@ describe("webhook delivery (spec §6)", () => {
     assert.equal(headers["webhook-signature"].split(" ").length, 2);
     new Webhook(newSecret).verify(request.body, headers);
     new Webhook(group.webhookSecret).verify(request.body, headers);
+
+    // A second rotation (or a double-submitted form) inside the first's grace keeps every secret.
+    const rotate = () =>
+      service.admin("POST", `/admin/v1/groups/${group.groupId}/webhook-secret/rotate`, {
+        graceSeconds: 3600,
+      });
+    const [second, third] = await Promise.all([rotate(), rotate()]);
+    assert.equal(second.status, 200);
+    assert.equal(third.status, 200);
+    const next = await cancelledPayment(`${receiver.url}/ok`);
+    await deliveryOf(next);
+    const [later] = bodiesFor("/ok", next);
+    assert.ok(later);
+    const laterHeaders = {
+      "webhook-id": later.headers["webhook-id"] as string,
+      "webhook-timestamp": later.headers["webhook-timestamp"] as string,
+      "webhook-signature": later.headers["webhook-signature"] as string,
+    };
+    const verifies = (secret: string) => {
+      try {
+        new Webhook(secret).verify(later.body, laterHeaders);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    assert.deepEqual(
+      [group.webhookSecret, newSecret, second.body.data.webhookSecret, third.body.data.webhookSecret].map(
+        verifies,
+      ),
+      [true, true, true, true],
+      "S0, S1 and both of the later secrets verify",
+    );
+  });
+
+  it("refuses a rotation that would keep more than 9 earlier secrets signing, but not one without grace", async () => {
+    const other = await service.createGroup({ name: "Rotating often" });
+    const rotate = (graceSeconds: number) =>
+      service.admin("POST", `/admin/v1/groups/${other.groupId}/webhook-secret/rotate`, { graceSeconds });
+    for (let i = 0; i < 9; i++) assert.equal((await rotate(3600)).status, 200);
+    const refused = await rotate(3600);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, "INVALID_REQUEST");
+    assert.equal((await rotate(0)).status, 200, "a rotation that keeps nothing of the old secret");
   });
 
   it("exposes delivery and HTTP metrics", async () => {
