@@ -49,6 +49,11 @@ const RESET_TTL_SECONDS = 3600;
 /** "Forgot password" e-mails per client address: a few, not a mail cannon. */
 const FORGOT_REQUESTS = { limit: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 /**
+ * DESIGN §7: reset e-mails per account asked for by "forgot password", whatever the asking
+ * addresses: each one voids the link before it, so a flood would keep its owner from resetting.
+ */
+const RESET_MAILS_PER_ACCOUNT = { limit: 3, windowSeconds: 3600, lockSeconds: 0 };
+/**
  * DESIGN §5 and §6: at most 10 password checks per account in 15 minutes (then 15 minutes locked),
  * however many arrive at once; per client address, across accounts, 100 (enough for an office
  * behind one NAT, not for a password spray). A check that succeeds is given back.
@@ -157,13 +162,23 @@ export class AccountsService {
 
   /**
    * "Forgot password" on a login page: e-mails a reset link when the address has an account, and
-   * answers the same either way, so the page reveals nothing. A few per address per 15 minutes.
+   * answers the same either way, so the page reveals nothing, not even by its timing: whether
+   * there is an account is looked up after the answer. A few per client address per 15 minutes,
+   * and at most 3 e-mails per account an hour.
    */
   async requestResetByEmail(kind: AccountKind, email: string, address: string): Promise<void> {
     const budget = await takePasswordCheck(this.db, { key: `forgot:${address}`, ...FORGOT_REQUESTS });
     if (!budget.taken) return;
+    this.mailResetIfAccount(kind, email, address).catch((error: Error) => {
+      this.log.warn({ reason: error.message }, "could not issue a forgot-password reset link");
+    });
+  }
+
+  private async mailResetIfAccount(kind: AccountKind, email: string, address: string): Promise<void> {
     const account = await findAccountByEmail(this.db, kind, canonicalEmail(email));
     if (!account) return;
+    const perAccount = { key: `reset-mail:${account.id}`, ...RESET_MAILS_PER_ACCOUNT };
+    if (!(await takePasswordCheck(this.db, perAccount)).taken) return;
     await this.resetLinkFor(account, { actor: actorName(kind, account.email), address });
   }
 

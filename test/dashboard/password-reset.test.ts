@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
+import type { Database } from "../../src/db/database.ts";
+import { createTestDatabase } from "../helpers/database.ts";
 import {
   cheapPasswordHashes,
   invitePath as linkPath,
@@ -214,5 +216,82 @@ describe("password reset and invites by e-mail", () => {
     assert.match(answer.text, /id="forgot-sent"/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(smtp.messages.length, before);
+  });
+});
+
+describe("forgot password cannot be timed or turned into a flood", () => {
+  cheapPasswordHashes();
+  let service: TestService;
+  let smtp: Awaited<ReturnType<typeof smtpListener>>;
+  let group: TestGroup;
+  /** While set, every transaction waits this long first: the reset link's write is slow. */
+  let transactionDelayMs = 0;
+  before(async () => {
+    smtp = await smtpListener();
+    const { db } = await createTestDatabase();
+    const slowable: Database = {
+      ...db,
+      transaction: async (work) => {
+        if (transactionDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, transactionDelayMs));
+        return db.transaction(work);
+      },
+    };
+    service = await startTestService({ SMTP_URL: smtp.url, TRUST_PROXY: "true" }, { db: slowable });
+    group = await service.createGroup();
+    await signedInUser(service, group, "flooded@example.com", "viewer");
+    await signedInUser(service, group, "timed@example.com", "viewer");
+  });
+  after(async () => {
+    await service.close();
+    await smtp.close();
+  });
+
+  const forgot = async (email: string, from: string) => {
+    const client = new PageClient(service.url);
+    await client.get("/dashboard/forgot");
+    const started = performance.now();
+    const response = await fetch(`${service.url}/dashboard/forgot`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: client.cookieHeader,
+        "x-forwarded-for": from,
+      },
+      body: new URLSearchParams({ _csrf: client.csrf, email }).toString(),
+    });
+    const text = await response.text();
+    return { status: response.status, text, ms: performance.now() - started };
+  };
+
+  it("answers an address with an account as fast as one without: the link is made after the answer", async () => {
+    transactionDelayMs = 1500;
+    try {
+      const known = await forgot("timed@example.com", "10.1.0.1");
+      const unknown = await forgot("nobody-here@example.com", "10.1.0.2");
+      assert.equal(known.status, 200);
+      assert.equal(known.text.replace(/value="[^"]+"/g, ""), unknown.text.replace(/value="[^"]+"/g, ""));
+      assert.ok(known.ms < 750, `the answer waited for the reset link (${Math.round(known.ms)} ms)`);
+    } finally {
+      transactionDelayMs = 0;
+    }
+    await waitFor(async () => smtp.messages.find((m) => m.to.includes("timed@example.com")));
+  });
+
+  it("sends one account at most 3 reset e-mails an hour, whatever the asking addresses", async () => {
+    for (let i = 0; i < 20; i++)
+      assert.equal((await forgot("flooded@example.com", `10.2.0.${i + 1}`)).status, 200);
+    await waitFor(async () =>
+      smtp.messages.filter((m) => m.to.includes("flooded@example.com") && /reset/i.test(m.body)).length >= 3
+        ? true
+        : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const mails = smtp.messages.filter((m) => m.to.includes("flooded@example.com") && /reset/i.test(m.body));
+    assert.equal(mails.length, 3);
+    const [issued] = await service.services.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM password_resets r JOIN accounts a ON a.id = r.account_id
+       WHERE a.email = 'flooded@example.com'`,
+    );
+    assert.equal(issued?.n, 3, "the third link is still the one that works");
   });
 });
