@@ -89,7 +89,9 @@ export class MerchantsService {
     const reseal = (value: string) => this.box.seal(this.box.reveal(value));
     for (const row of await listGroupSecrets(this.db)) {
       const was = { current: row.webhook_secret, earlier: row.previous_webhook_secrets };
-      if ([was.current, ...was.earlier.map((each) => each.secret)].every((value) => this.box.isCurrent(value)))
+      if (
+        [was.current, ...was.earlier.map((each) => each.secret)].every((value) => this.box.isCurrent(value))
+      )
         continue;
       const sealed = {
         current: reseal(was.current),

@@ -89,6 +89,23 @@ describe("page limits", () => {
     assert.equal(recovers[10], 429);
   });
 
+  it("a cursor naming another group's payment is no position: the page and the export tell nothing of it", async () => {
+    for (let i = 0; i < 3; i++) await service.createPayment(group);
+    const other = await service.createGroup({ name: "Someone else's" });
+    const theirs = (await service.createPayment(other)).body.data.transactionId as string;
+    const rows = (text: string) => [...text.matchAll(/<tr[^>]*>[\s\S]*?<\/tr>/g)].length;
+    const csvRows = (text: string) => text.trim().split("\n").length - 1;
+    const foreign = await owner.get(`/dashboard/payments?after=${theirs}`);
+    const unknown = await owner.get(`/dashboard/payments?after=${randomUUID()}`);
+    assert.equal(foreign.status, unknown.status);
+    assert.equal(rows(foreign.text), rows(unknown.text));
+    const foreignCsv = await owner.get(`/dashboard/payments.csv?after=${theirs}`);
+    const unknownCsv = await owner.get(`/dashboard/payments.csv?after=${randomUUID()}`);
+    assert.equal(foreignCsv.status, 200);
+    assert.equal(csvRows(foreignCsv.text), 0, "no payment of this group lies 'after' another group's");
+    assert.equal(csvRows(unknownCsv.text), 0);
+  });
+
   it("inviting an address that has an account in another group says nothing about that group", async () => {
     const other = await service.createGroup({ name: "Someone else" });
     await signedInUser(service, other, "elsewhere@example.com", "viewer");

@@ -68,9 +68,12 @@ function listing<Row>(columns: string) {
     if (filter.to) where((p) => `created_at < ${p}`, filter.to);
     if (filter.transactionId) where((p) => `id = ${p}::uuid`, filter.transactionId);
     if (filter.customerEmail) where((p) => `lower(customer_email) = lower(${p}::text)`, filter.customerEmail);
+    // A cursor names a payment of this group only: another group's id is no position here, and
+    // an empty page tells nothing of it.
     if (filter.afterId)
       where(
-        (p) => `(created_at, id) < (SELECT created_at, id FROM payments WHERE id = ${p}::uuid)`,
+        (p) =>
+          `(created_at, id) < (SELECT created_at, id FROM payments WHERE id = ${p}::uuid AND group_id = $1)`,
         filter.afterId,
       );
     params.push(limit);
