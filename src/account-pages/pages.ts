@@ -289,7 +289,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
     const accountPage = async (request: FastifyRequest, reply: FastifyReply, recoveryCodes?: string[]) => {
       const principal = principalOf(request);
       const sessions = await accounts.sessions(principal, hexDigest(request.session.sessionId));
-      const enrolment = await twoFactor.enrolment(principal);
+      const enrolment = await twoFactor.enrolment(principal, hexDigest(request.session.sessionId));
       return sendHtml(
         reply,
         200,
@@ -345,6 +345,7 @@ ${sessions.map(
           principalOf(request),
           (request.body as { code: string }).code,
           request.ip,
+          hexDigest(request.session.sessionId),
         );
         // Shown once, in this answer; the principal read for the page must see it on.
         request.principal = { ...principalOf(request), twoFactorOn: true };

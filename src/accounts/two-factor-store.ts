@@ -5,45 +5,62 @@ import type { Queryable } from "../db/database.ts";
 export interface TwoFactorRow {
   totp_secret: string | null;
   totp_pending_secret: string | null;
+  /** The digest of the session id the pending secret was shown to. */
+  totp_pending_session: string | null;
   totp_enabled_at: Date | null;
 }
 
 export async function findTwoFactor(q: Queryable, accountId: string): Promise<TwoFactorRow | undefined> {
   const [row] = await q.query<TwoFactorRow>(
-    "SELECT totp_secret, totp_pending_secret, totp_enabled_at FROM accounts WHERE id = $1 AND removed_at IS NULL",
+    `SELECT totp_secret, totp_pending_secret, totp_pending_session, totp_enabled_at FROM accounts
+     WHERE id = $1 AND removed_at IS NULL`,
     [accountId],
   );
   return row;
 }
 
-/** Keeps the first pending secret offered, so every view of the page shows the same one. */
+/**
+ * The pending secret of this session (by its id's digest): the same on every view of the page in
+ * that session. A view from another session replaces it, so no secret is shown to two sessions.
+ */
 export async function offerPendingSecret(
   q: Queryable,
   accountId: string,
+  sessionIdHash: string,
   sealed: string,
 ): Promise<string | null> {
   const [row] = await q.query<{ totp_pending_secret: string | null }>(
-    `UPDATE accounts SET totp_pending_secret = COALESCE(totp_pending_secret, $2)
+    `UPDATE accounts SET
+       totp_pending_secret = CASE WHEN totp_pending_session = $3 THEN COALESCE(totp_pending_secret, $2) ELSE $2 END,
+       totp_pending_session = $3
      WHERE id = $1 AND totp_enabled_at IS NULL RETURNING totp_pending_secret`,
-    [accountId, sealed],
+    [accountId, sealed, sessionIdHash],
   );
   return row?.totp_pending_secret ?? null;
 }
 
-/** The pending secret becomes the account's; false when it was already on. */
-export async function enableTotp(q: Queryable, accountId: string, step: number): Promise<boolean> {
+/** The pending secret this session was shown becomes the account's; false when it was not that. */
+export async function enableTotp(
+  q: Queryable,
+  accountId: string,
+  sessionIdHash: string,
+  pendingSecret: string,
+  step: number,
+): Promise<boolean> {
   const rows = await q.query(
-    `UPDATE accounts SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = now(),
-       totp_last_step = $2
-     WHERE id = $1 AND totp_enabled_at IS NULL AND totp_pending_secret IS NOT NULL RETURNING id`,
-    [accountId, step],
+    `UPDATE accounts SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_pending_session = NULL,
+       totp_enabled_at = now(), totp_last_step = $2
+     WHERE id = $1 AND totp_enabled_at IS NULL AND totp_pending_session = $3 AND totp_pending_secret = $4
+     RETURNING id`,
+    [accountId, step, sessionIdHash, pendingSecret],
   );
   return rows.length === 1;
 }
 
 export async function disableTotp(q: Queryable, accountId: string): Promise<void> {
   await q.query(
-    `UPDATE accounts SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL
+    `UPDATE accounts SET totp_secret = NULL, totp_pending_secret = NULL, totp_pending_session = NULL,
+       totp_enabled_at = NULL, totp_last_step = NULL
      WHERE id = $1`,
     [accountId],
   );

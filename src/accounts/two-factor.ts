@@ -9,7 +9,7 @@ import type { Database } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { hexDigest } from "../http/secret-hash.ts";
 import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
-import { findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
+import { deleteOtherWebSessions, findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
 import {
   acceptStep,
   deleteChallenge,
@@ -63,27 +63,51 @@ export class TwoFactorService {
     });
   }
 
-  /** While it is off: the otpauth URI of the secret the account page offers (the same on every view). */
-  async enrolment(principal: Principal): Promise<{ uri: string } | null> {
+  /**
+   * While it is off: the otpauth URI of the secret the account page offers this session (the same
+   * on every view in it; another session of the account is offered another).
+   */
+  async enrolment(principal: Principal, sessionIdHash: string): Promise<{ uri: string } | null> {
     if (principal.twoFactorOn) return null;
     const offered = new OTPAuth.Secret({ size: 20 }).base32;
-    const sealed = await offerPendingSecret(this.db, principal.accountId, this.box.seal(offered));
+    const sealed = await offerPendingSecret(
+      this.db,
+      principal.accountId,
+      sessionIdHash,
+      this.box.seal(offered),
+    );
     if (!sealed) return null;
     return { uri: this.totp(principal, this.box.open(sealed)).toString() };
   }
 
-  /** Confirms the offered secret with a current code: two-factor is on; the recovery codes, once. */
-  async confirm(principal: Principal, code: string, address: string): Promise<string[]> {
+  /**
+   * Confirms the secret offered to this session with a current code: two-factor is on, every other
+   * session of the account ends (it was signed in with the password alone), and the recovery
+   * codes are shown once.
+   */
+  async confirm(
+    principal: Principal,
+    code: string,
+    address: string,
+    sessionIdHash: string,
+  ): Promise<string[]> {
     const state = await findTwoFactor(this.db, principal.accountId);
-    if (!state?.totp_pending_secret || state.totp_enabled_at)
-      throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
-    const step = this.stepOf(principal, this.box.open(state.totp_pending_secret), code);
+    if (state?.totp_enabled_at) throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
+    const pending = state?.totp_pending_session === sessionIdHash ? state.totp_pending_secret : null;
+    if (!pending) {
+      throw new ApiError(
+        "INVALID_REQUEST",
+        "The key shown here was replaced (the account page was opened elsewhere). Scan the new one.",
+      );
+    }
+    const step = this.stepOf(principal, this.box.open(pending), code);
     if (step === null)
       throw new ApiError("INVALID_REQUEST", "That code is not right. Enter the code your app shows now.");
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
     await this.db.transaction(async (tx) => {
-      if (!(await enableTotp(tx, principal.accountId, step)))
-        throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
+      if (!(await enableTotp(tx, principal.accountId, sessionIdHash, pending, step)))
+        throw new ApiError("INVALID_REQUEST", "The key shown here was replaced. Scan the new one.");
+      await deleteOtherWebSessions(tx, principal.accountId, sessionIdHash);
       await replaceRecoveryCodes(
         tx,
         principal.accountId,

@@ -189,6 +189,33 @@ describe("two-factor sign-in", () => {
     assert.equal(await auditCount("account.signed_in"), signedInBefore + 1);
   });
 
+  it("shows a pending secret to the session that asked for it only, and turning it on ends the other sessions", async () => {
+    const email = "totp-two-sessions@example.com";
+    const mine = await signedInUser(service, group, email, "viewer");
+    const other = (await signInWithPassword(service, email)).client;
+    assert.equal((await other.get("/dashboard")).status, 200, "a second session of the same account");
+    const uriOf = async (client: PageClient) =>
+      decode(/id="otpauth-uri"[^>]*>([^<]+)</.exec((await client.get("/dashboard/account")).text)?.[1] ?? "");
+    const first = await uriOf(mine);
+    assert.equal(await uriOf(mine), first, "the same secret on every view of one session");
+    const theirs = await uriOf(other);
+    assert.notEqual(theirs, first, "another session is not shown this session's secret");
+    // This session's key was replaced by the other's view: confirming it fails and changes nothing.
+    const stale = OTPAuth.URI.parse(first) as OTPAuth.TOTP;
+    await mine.get("/dashboard/account");
+    assert.equal((await mine.post("/dashboard/account/two-factor", { code: stale.generate() })).status, 303);
+    assert.match((await mine.get("/dashboard/account")).text, /id="otpauth-uri"/);
+    // Nor can the other session confirm a secret shown to this one.
+    const fresh = OTPAuth.URI.parse(await uriOf(mine)) as OTPAuth.TOTP;
+    const hijack = await other.post("/dashboard/account/two-factor", { code: fresh.generate() });
+    assert.equal(hijack.status, 303);
+    const on = await mine.post("/dashboard/account/two-factor", { code: fresh.generate() });
+    assert.equal(on.status, 200);
+    assert.match(on.text, /recovery-codes/);
+    assert.equal((await mine.get("/dashboard")).status, 200, "this session goes on");
+    assert.equal((await other.get("/dashboard")).status, 303, "the session signed in without it has ended");
+  });
+
   it("an owner can require it: a user without it sees only the account page until it is on", async () => {
     const owner = await signedInUser(service, group, "requiring-owner@example.com", "owner");
     await enrol(owner);
