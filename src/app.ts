@@ -1,6 +1,7 @@
 // The composition root: builds every service once and registers each module as a Fastify plugin.
 // Nothing else wires modules together.
 import { randomBytes, randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import rateLimit from "@fastify/rate-limit";
@@ -15,8 +16,8 @@ import checkoutRoutes from "./checkout/routes.ts";
 import { type Config, ConfigError, MIN_ADMIN_TOKEN_LENGTH } from "./config.ts";
 import groupPages from "./console/groups.ts";
 import operationsPages from "./console/operations.ts";
-import { secretBoxFor } from "./crypto/keys.ts";
-import type { SecretBox } from "./crypto/secret-box.ts";
+import { secretBoxFor, wrongKeyMessage } from "./crypto/keys.ts";
+import { type SecretBox, SecretsKeyMismatchError } from "./crypto/secret-box.ts";
 import developerPages from "./dashboard/developers.ts";
 import overviewPage from "./dashboard/overview.ts";
 import paymentDetailPages from "./dashboard/payment-detail.ts";
@@ -460,6 +461,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const app = createHttpApp(config);
   const db = await openAndMigrate(config, app.log, options.db, options.opening);
   const stoppers: (() => Promise<void>)[] = [];
+  let keyFileMadeNow: string | undefined;
   try {
     const admin = new AdminAuthenticator(
       db,
@@ -480,7 +482,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let sandbox: Sandbox | undefined;
     let sandboxUrl: string | undefined;
     let processorKeys = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret };
-    const box = secretBoxFor(config);
+    const { box, madeKeyFile } = secretBoxFor(config);
+    keyFileMadeNow = madeKeyFile;
     if (config.processor === "sandbox" && !options.processor) {
       // Never a well-known secret: the sandbox's API key and what signs its events are made per
       // installation and kept with the data, unless STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET say.
@@ -589,6 +592,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await app.close().catch(() => {});
     for (const stop of stoppers.reverse()) await stop().catch(() => {});
     await db.close().catch(() => {});
+    if (error instanceof SecretsKeyMismatchError) {
+      // A key file this start made is of no use to this database: the right one goes back there.
+      if (keyFileMadeNow) rmSync(keyFileMadeNow, { force: true });
+      throw new ConfigError(wrongKeyMessage(error.keyId, !config.secretsKeys));
+    }
     throw error;
   }
 }

@@ -6,6 +6,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 
 const PREFIX = "sealed.v1";
 
+/** A stored value sealed with a key SECRETS_KEY does not list: the service was given the wrong key. */
+export class SecretsKeyMismatchError extends Error {
+  override readonly name = "SecretsKeyMismatchError";
+  constructor(readonly keyId: string) {
+    super(`not a value sealed with a key of SECRETS_KEY (it names key ${keyId})`);
+  }
+}
+
 /** A key's id: not secret, enough to tell the keys of one installation apart. */
 const keyIdOf = (key: Buffer) => createHash("sha256").update(key).digest("base64url").slice(0, 8);
 
@@ -31,9 +39,10 @@ export class SecretBox {
   open(sealed: string): string {
     const [prefixA, prefixB, keyId, iv, body] = sealed.split(".");
     const key = keyId ? this.keys.get(keyId) : undefined;
-    if (`${prefixA}.${prefixB}` !== PREFIX || !key || !iv || !body) {
-      throw new Error("not a value sealed with a key of SECRETS_KEY");
+    if (`${prefixA}.${prefixB}` !== PREFIX || !keyId || !iv || !body) {
+      throw new Error("not a sealed value");
     }
+    if (!key) throw new SecretsKeyMismatchError(keyId);
     const data = Buffer.from(body, "base64url");
     const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
     decipher.setAuthTag(data.subarray(data.length - 16));

@@ -1,7 +1,8 @@
 // How the service behaves for the people who run it (issue 9): start-up failures that say what is
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
-import { rm } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { migratedDataDir } from "../helpers/database.ts";
 import { logLines, occupiedPort, startProcess } from "../helpers/process.ts";
@@ -53,6 +54,29 @@ describe("start-up failures name what is wrong, in one line", () => {
       );
     } finally {
       taken.server.close();
+    }
+  });
+
+  it("secrets sealed with another key than the one given: one line naming SECRETS_KEY, and no useless key file", async () => {
+    const dir = await migratedDataDir("checkout-wrong-key-");
+    try {
+      const first = startProcess({ DATA_DIR: dir, SECRETS_KEY: "" });
+      await first.started;
+      first.child.kill("SIGTERM");
+      assert.equal(await first.exited, 0);
+      const keyFile = join(dir, "secrets-key");
+      await rm(keyFile);
+      await failsWith(
+        { DATA_DIR: dir, SECRETS_KEY: "" },
+        /^checkout: the secrets stored in this database were sealed with another key \(key id [\w-]+\) than DATA_DIR\/secrets-key/,
+      );
+      await assert.rejects(stat(keyFile), "the key file made by the failed start is gone again");
+      await failsWith(
+        { DATA_DIR: dir, SECRETS_KEY: Buffer.alloc(32, 9).toString("base64") },
+        /^checkout: the secrets stored in this database were sealed with another key .* than SECRETS_KEY gives/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
