@@ -530,6 +530,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());
     if (resealed > 0) app.log.info({ resealed }, "secrets sealed again with the current SECRETS_KEY");
+    const salted = await services.twoFactor.saltRecoveryCodes();
+    if (salted > 0) app.log.info({ accounts: salted }, "recovery codes stored before salting hashed again");
     await services.merchantAuth.start();
     stoppers.push(() => services.merchantAuth.stop());
     await services.payments.safeSites.start();

@@ -89,6 +89,39 @@ export async function replaceRecoveryCodes(
   ]);
 }
 
+/** One of the account's unused recovery codes' stored forms (they share a salt), if any is left. */
+export async function anyUnusedRecoveryCode(q: Queryable, accountId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ code_hash: string }>(
+    "SELECT code_hash FROM recovery_codes WHERE account_id = $1 AND used_at IS NULL LIMIT 1",
+    [accountId],
+  );
+  return row?.code_hash;
+}
+
+/** Accounts whose recovery codes are stored as a bare SHA-256 digest (before salting). */
+export async function listUnsaltedRecoveryCodes(
+  q: Queryable,
+): Promise<{ account_id: string; code_hashes: string[] }[]> {
+  return q.query(
+    `SELECT account_id, array_agg(code_hash) AS code_hashes FROM recovery_codes
+     WHERE code_hash NOT LIKE 'scrypt$%' GROUP BY account_id ORDER BY account_id`,
+  );
+}
+
+/** Replaces one stored form with another, unless it changed meanwhile. */
+export async function replaceRecoveryCodeHash(
+  q: Queryable,
+  accountId: string,
+  was: string,
+  hash: string,
+): Promise<void> {
+  await q.query("UPDATE recovery_codes SET code_hash = $3 WHERE account_id = $1 AND code_hash = $2", [
+    accountId,
+    was,
+    hash,
+  ]);
+}
+
 /** Uses a recovery code up; false when it is not one of the account's unused codes. */
 export async function useRecoveryCode(q: Queryable, accountId: string, hash: string): Promise<boolean> {
   const rows = await q.query(

@@ -8,10 +8,12 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { hexDigest } from "../http/secret-hash.ts";
+import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
 import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
 import { deleteOtherWebSessions, findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
 import {
   acceptStep,
+  anyUnusedRecoveryCode,
   deleteChallenge,
   disableTotp,
   enableTotp,
@@ -19,7 +21,9 @@ import {
   findTwoFactor,
   insertChallenge,
   listTotpSecrets,
+  listUnsaltedRecoveryCodes,
   offerPendingSecret,
+  replaceRecoveryCodeHash,
   replaceRecoveryCodes,
   replaceTotpSecrets,
   setGroupRequiresTwoFactor,
@@ -43,6 +47,10 @@ function recoveryCode(): string {
   return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`;
 }
 const normalisedCode = (code: string) => code.trim().toLowerCase().replace(/\s+/g, "");
+/** A normalised recovery code's shape: anything else is not looked up (a hash costs some 40 ms). */
+const RECOVERY_CODE_SHAPE = /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{2}$/;
+/** What a recovery code's slow hash is taken of (also all that codes stored before salting kept). */
+const recoveryDigest = (code: string) => hexDigest(normalisedCode(code));
 
 export class TwoFactorService {
   constructor(
@@ -104,15 +112,12 @@ export class TwoFactorService {
     if (step === null)
       throw new ApiError("INVALID_REQUEST", "That code is not right. Enter the code your app shows now.");
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+    const hashes = await hashRecoveryCodes(codes.map(recoveryDigest));
     await this.db.transaction(async (tx) => {
       if (!(await enableTotp(tx, principal.accountId, sessionIdHash, pending, step)))
         throw new ApiError("INVALID_REQUEST", "The key shown here was replaced. Scan the new one.");
       await deleteOtherWebSessions(tx, principal.accountId, sessionIdHash);
-      await replaceRecoveryCodes(
-        tx,
-        principal.accountId,
-        codes.map((one) => hexDigest(normalisedCode(one))),
-      );
+      await replaceRecoveryCodes(tx, principal.accountId, hashes);
       await insertAuditEntry(tx, {
         groupId: principal.groupId,
         action: "account.two_factor_enabled",
@@ -221,7 +226,7 @@ export class TwoFactorService {
     const accepted =
       step !== null
         ? await acceptStep(this.db, principal.accountId, step)
-        : await useRecoveryCode(this.db, principal.accountId, hexDigest(normalisedCode(code)));
+        : await this.useRecoveryCode(principal.accountId, code);
     if (!accepted) {
       await insertAuditEntry(this.db, {
         groupId: principal.groupId,
@@ -237,6 +242,30 @@ export class TwoFactorService {
     }
     await resetPasswordChecks(this.db, budget.key);
     return { outcome: "accepted" };
+  }
+
+  /** One unused recovery code of the account used up; false when `code` is none of them. */
+  private async useRecoveryCode(accountId: string, code: string): Promise<boolean> {
+    if (!RECOVERY_CODE_SHAPE.test(normalisedCode(code))) return false;
+    const sibling = await anyUnusedRecoveryCode(this.db, accountId);
+    const hash = sibling && (await recoveryCodeHashLike(recoveryDigest(code), sibling));
+    return Boolean(hash) && (await useRecoveryCode(this.db, accountId, hash as string));
+  }
+
+  /**
+   * Recovery codes stored before salting kept a bare SHA-256 digest: each is hashed again, slowly
+   * and with a salt per account, so an offline pass can no longer crack every account's codes.
+   */
+  async saltRecoveryCodes(): Promise<number> {
+    let salted = 0;
+    for (const row of await listUnsaltedRecoveryCodes(this.db)) {
+      const hashes = await hashRecoveryCodes(row.code_hashes);
+      for (const [i, was] of row.code_hashes.entries()) {
+        await replaceRecoveryCodeHash(this.db, row.account_id, was, hashes[i] as string);
+      }
+      salted++;
+    }
+    return salted;
   }
 
   /** The 30-second step a 6-digit code is valid for (one step of clock drift either way), or null. */

@@ -76,15 +76,27 @@ const filterParams = (query: FilterQuery) => {
   return params;
 };
 
+/** What a spreadsheet runs as a formula when a cell starts with it (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
 /**
- * One CSV field: quoted when it holds a comma, quote or line break; a text that a spreadsheet
- * would run as a formula (=, +, -, @, tab, CR first) is prefixed with an apostrophe (OWASP).
+ * A separator some spreadsheet splits lines on (`,`, `;` in much of Europe, a tab), then a
+ * formula's first character: the start of a cell for a program that splits there.
+ */
+const FORMULA_AFTER_SEPARATOR = /([,;\t]\s*)([=+\-@])/g;
+
+/**
+ * One CSV field. A text is neutralised with an apostrophe wherever a cell could start that a
+ * spreadsheet would run as a formula, whichever of `,`, `;` or a tab it splits on; a field holding
+ * any of those, a quote or a line break is quoted.
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return "";
   let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === "string") {
+    if (FORMULA_START.test(text)) text = `'${text}`;
+    text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'$2");
+  }
+  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 const csvLine = (row: PaymentSummaryRow) =>

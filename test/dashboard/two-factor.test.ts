@@ -1,6 +1,7 @@
 // DESIGN §6: two-factor sign-in with TOTP and recovery codes; required by an owner for a group,
 // or for operators by OPERATORS_REQUIRE_2FA; the secret sealed at rest.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import * as OTPAuth from "otpauth";
 import {
@@ -65,6 +66,52 @@ describe("two-factor sign-in", () => {
       "SELECT totp_secret FROM accounts WHERE email = 'totp-owner@example.com'",
     );
     assert.match(row?.totp_secret ?? "", /^sealed\.v1\./);
+    // Recovery codes: slow hashes, salted per account, never a bare digest of the code.
+    const stored = await service.services.db.query<{ code_hash: string }>(
+      `SELECT r.code_hash FROM recovery_codes r JOIN accounts a ON a.id = r.account_id
+       WHERE a.email = 'totp-owner@example.com'`,
+    );
+    assert.equal(stored.length, 10);
+    const salts = new Set(stored.map((each) => each.code_hash.split("$")[4]));
+    assert.ok(stored.every((each) => /^scrypt\$\d+\$\d+\$\d+\$[\w-]{22}\$[\w-]{43}$/.test(each.code_hash)));
+    assert.equal(salts.size, 1, "one salt for the account's set");
+    const digest = (code: string) => createHash("sha256").update(code).digest("hex");
+    assert.ok(!stored.some((each) => codes.map(digest).includes(each.code_hash)));
+    const other = await signedInUser(service, group, "totp-other-salt@example.com", "viewer");
+    await enrol(other);
+    const [otherRow] = await service.services.db.query<{ code_hash: string }>(
+      `SELECT r.code_hash FROM recovery_codes r JOIN accounts a ON a.id = r.account_id
+       WHERE a.email = 'totp-other-salt@example.com' LIMIT 1`,
+    );
+    assert.ok(!salts.has(otherRow?.code_hash.split("$")[4]), "another account, another salt");
+  });
+
+  it("hashes again, salted and slowly, recovery codes stored as bare digests before, and they still work", async () => {
+    const user = await signedInUser(service, group, "totp-legacy@example.com", "viewer");
+    const { codes } = await enrol(user);
+    const digest = (code: string) => createHash("sha256").update(code).digest("hex");
+    // As an installation from before salting stored them.
+    await service.services.db.query(
+      `UPDATE recovery_codes r SET code_hash = d.digest
+       FROM (SELECT unnest($1::text[]) AS digest, generate_series(1, 10) AS n) d,
+            (SELECT account_id, code_hash, row_number() OVER (ORDER BY code_hash) AS n FROM recovery_codes
+             WHERE account_id = (SELECT id FROM accounts WHERE email = 'totp-legacy@example.com')) o
+       WHERE r.account_id = o.account_id AND r.code_hash = o.code_hash AND d.n = o.n`,
+      [codes.map(digest)],
+    );
+    assert.equal(await service.services.twoFactor.saltRecoveryCodes(), 1);
+    const rows = await service.services.db.query<{ code_hash: string }>(
+      `SELECT r.code_hash FROM recovery_codes r JOIN accounts a ON a.id = r.account_id
+       WHERE a.email = 'totp-legacy@example.com'`,
+    );
+    assert.ok(rows.every((each) => each.code_hash.startsWith("scrypt$")));
+    assert.equal(await service.services.twoFactor.saltRecoveryCodes(), 0, "once");
+    const signIn = await signInWithPassword(service, "totp-legacy@example.com");
+    const recovered = await signIn.client.post("/dashboard/login/code", {
+      challenge: signIn.challenge as string,
+      code: codes[3] as string,
+    });
+    assert.equal(recovered.status, 303);
   });
 
   it("asks for a code after the right password; refuses a wrong or replayed one; recovery codes work once", async () => {

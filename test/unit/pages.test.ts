@@ -49,6 +49,33 @@ describe("CSV cells", () => {
     assert.equal(csvField(-2), "-2", "numbers are numbers");
     assert.equal(csvField(null), "");
   });
+
+  it("leave no cell starting a formula, whether a spreadsheet splits on commas, semicolons or tabs", () => {
+    const hostile = [
+      "foo;=1+1",
+      "foo,=1+1",
+      "foo\t=1+1",
+      "a; @SUM(A1)",
+      "x;+1;-2",
+      '"quoted";=HYPERLINK("http://evil.example")',
+      "\t=cmd",
+      "=1;=2,=3",
+    ];
+    for (const value of hostile) {
+      const line = ["id-1", csvField(value), csvField("jane@example.com")].join(",");
+      for (const separator of [",", ";", "\t"]) {
+        // As a spreadsheet that ignores quotes would split it, and as one that honours them.
+        const naive = line.split(separator).map((cell) => cell.replace(/^["\s]+/, ""));
+        for (const cell of naive)
+          assert.doesNotMatch(
+            cell,
+            /^[=+\-@]/,
+            `${JSON.stringify(value)} split on ${JSON.stringify(separator)}`,
+          );
+      }
+    }
+    assert.equal(csvField("foo;=1+1"), `"foo;'=1+1"`);
+  });
 });
 
 describe("roles", () => {
