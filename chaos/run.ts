@@ -14,6 +14,7 @@ import { isPrivateAddress, reachableUrl } from "../src/net/unreachable-host.ts";
 import { guardedLookup } from "../src/webhooks/safe-connect.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
 import { TcpProxy } from "../test/helpers/tcp-proxy.ts";
+import { fuzzCodeStep, fuzzStream, raceCodes, raceStreams, targetOf } from "./new-surfaces.ts";
 import { SSRF_CORPUS } from "./ssrf-corpus.ts";
 
 process.chdir(fileURLToPath(new URL("..", import.meta.url)));
@@ -435,6 +436,17 @@ async function fuzzScenario(): Promise<void> {
   );
   zero("fuzz", `5xx (seed ${SEED})`, serverErrors);
   zero("fuzz", "envelope violations", envelopeViolations);
+
+  const target = await targetOf(instance.url, ADMIN_TOKEN, keys);
+  const streams = await fuzzStream(target, PLAN.fuzzRuns / 10, SEED);
+  zero(
+    "fuzz",
+    `event stream: 5xx (${PLAN.fuzzRuns / 10} opens, ${streams.opened} opened)`,
+    streams.serverErrors,
+  );
+  zero("fuzz", "event stream: envelope violations", streams.envelopeViolations);
+  const codes = await fuzzCodeStep(target, PLAN.fuzzRuns / 10, SEED);
+  zero("fuzz", `two-factor form: 5xx (${PLAN.fuzzRuns / 10} posts)`, codes.serverErrors);
   instance.child?.kill("SIGTERM");
   await database.drop();
 }
@@ -568,6 +580,31 @@ async function raceScenario(): Promise<void> {
     [paid.map((row) => row.id)],
   );
   zero("races", "raced payments not refunded exactly in full", short.length);
+
+  const target = await targetOf(instance.url, ADMIN_TOKEN, keys);
+  const streams = await raceStreams(target, PLAN.races / 2);
+  record(
+    "races",
+    `streams opened of ${PLAN.races / 2} resumed at once`,
+    streams.opened,
+    `${streams.cap}`,
+    streams.opened === streams.cap,
+  );
+  record(
+    "races",
+    `streams open again after ${PLAN.races / 2} hang-ups`,
+    streams.reopened,
+    `${streams.cap}`,
+    streams.reopened === streams.cap,
+  );
+  const codes = await raceCodes(target, 6, 8);
+  record(
+    "races",
+    "wrong codes checked (8 at once, password between)",
+    codes.checked,
+    `<= ${codes.budget}, then 429`,
+    codes.checked <= codes.budget && codes.locked,
+  );
   instance.child?.kill("SIGTERM");
   await database.drop();
 }
