@@ -398,6 +398,17 @@ async function registerRoutes(
   });
 }
 
+/** CHECKOUT_TTL_SECONDS must fit the processor's bounds (the sandbox takes any, for fast tests). */
+function checkCheckoutLifetime(config: Config, processor: ProcessorAdapter): void {
+  const { min, max } = processor.limits.checkoutLifetimeSeconds;
+  if (config.checkoutTtlSeconds < min || config.checkoutTtlSeconds > max) {
+    throw new ConfigError(
+      `CHECKOUT_TTL_SECONDS="${config.checkoutTtlSeconds}" is not valid: expected ${min} to ${max} with ` +
+        `PROCESSOR=${processor.name} (${processor.name}'s limits for a checkout)`,
+    );
+  }
+}
+
 const isLocalUrl = (url: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(new URL(url).hostname);
 
 const randomToken = (bytes: number) => randomBytes(bytes).toString("base64url");
@@ -525,6 +536,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         apiUrl: config.stripeApiUrl ?? sandboxUrl,
       });
 
+    if (!sandbox) checkCheckoutLifetime(config, processor);
     const services = buildServices(config, db, box, new ProcessorRegistry(processor), app.log);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =

@@ -23,7 +23,7 @@ const ITEM_TITLES: Record<ReconciliationItemKind, string> = {
   paid_after_cancel: "Paid after it was cancelled",
   paid_after_expiry: "Paid after it expired",
   disputed_after_close: "Disputed after it was closed",
-  missing_session: "Checkout missing at the processor",
+  checkout_missing: "Checkout missing at the processor",
   processor_mismatch: "Processor event did not match",
   drift: "Differs from the processor",
 };

@@ -131,7 +131,7 @@ export const adminSchemas = {
           "paid_after_cancel",
           "paid_after_expiry",
           "disputed_after_close",
-          "missing_session",
+          "checkout_missing",
           "processor_mismatch",
           "drift",
         ],

@@ -79,10 +79,13 @@ export interface ProcessorEvent {
   currency: string | null;
 }
 
+/** Why a refund is made, in the service's own words; each adapter says it in its processor's. */
+export type RefundReason = "requested_by_customer" | "duplicate" | "fraudulent";
+
 export interface RefundRequest {
   paymentRef: string;
   amount: number;
-  reason: "requested_by_customer" | "duplicate" | "fraudulent" | null;
+  reason: RefundReason | null;
   /** Our refund id, given to the processor so its events and lists name it. */
   refundId: string;
   transactionId: string;
@@ -90,9 +93,18 @@ export interface RefundRequest {
   idempotencyKey: string;
 }
 
+/** What a processor allows, which the service's settings and rules must fit. */
+export interface ProcessorLimits {
+  /** The shortest and longest lifetime a checkout may be given, in seconds. */
+  checkoutLifetimeSeconds: { min: number; max: number };
+  /** How long the processor remembers an idempotency key: past it, a key proves nothing. */
+  idempotencyKeyLifetimeMs: number;
+}
+
 export interface ProcessorAdapter {
   /** The name payments carry in their `processor` column and the intake path carries. */
   readonly name: string;
+  readonly limits: ProcessorLimits;
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */
   lookUpCheckout(checkoutId: string): Promise<Checkout>;
@@ -104,9 +116,10 @@ export interface ProcessorAdapter {
   transactionIdOf(paymentRef: string): Promise<string | null>;
   /**
    * Asks for a refund. Resolves when the processor accepted it; throws ProcessorRefusedError
-   * when it definitely refused, ProcessorUnavailableError when the outcome is unknown.
+   * when it definitely refused, ProcessorUnavailableError when the outcome is unknown. How long the
+   * merchant waits is the caller's rule: it stops listening when it must.
    */
-  refund(request: RefundRequest, deadlineMs: number): Promise<ProcessorRefund>;
+  refund(request: RefundRequest): Promise<ProcessorRefund>;
   lookUpRefund(processorRefundId: string): Promise<ProcessorRefund | null>;
   /** Verifies the signature over the raw body and reads the event; throws InvalidEventError. */
   parseEvent(

@@ -35,6 +35,7 @@ describe("start-up failures name what is wrong, in one line", () => {
         PROCESSOR: "stripe",
         STRIPE_SECRET_KEY: "sk_x",
         STRIPE_WEBHOOK_SECRET: "whsec_x",
+        SECRETS_KEY: Buffer.alloc(32, 4).toString("base64"),
         CHECKOUT_TTL_SECONDS: "60",
       },
       /CHECKOUT_TTL_SECONDS="60" .*1800 to 86400 with PROCESSOR=stripe/,

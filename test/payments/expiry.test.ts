@@ -90,7 +90,7 @@ describe("expiry when the processor forgot the checkout, and with several instan
     const items = async () =>
       (await service.admin("GET", "/admin/v1/reconciliation")).body.data.filter(
         (item: { kind: string; transactionId: string }) =>
-          item.kind === "missing_session" && item.transactionId === created.transactionId,
+          item.kind === "checkout_missing" && item.transactionId === created.transactionId,
       );
     assert.equal((await items()).length, 1);
     // Later sweeps have nothing left to do for it: not asked again, not flagged again.

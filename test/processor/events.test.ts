@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Stripe from "stripe";
+import { recordProcessorEvent } from "../../src/payments/processor-events/store.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 const WEBHOOK_SECRET = "whsec_events_test_secret";
@@ -195,6 +196,21 @@ describe("processor event intake", () => {
       },
     });
     assert.equal((await read(waiting.transactionId)).status, "processing");
+  });
+
+  it("keys replays by processor and event id: another processor's event of the same id is its own", async () => {
+    const record = (processor: string, id: string) =>
+      recordProcessorEvent(service.services.db, {
+        processor,
+        id,
+        type: "x",
+        paymentId: null,
+        mismatch: null,
+      });
+    assert.equal(await record("stripe", "evt_shared_1"), true);
+    assert.equal(await record("square", "evt_shared_1"), true, "the same id from another processor");
+    assert.equal(await record("stripe", "evt_shared_1"), false, "a replay");
+    assert.equal(await record("square", "evt_shared_1"), false, "a replay");
   });
 
   it("acknowledges events for unknown payments and event types it does not use", async () => {

@@ -126,7 +126,7 @@ export type ReconciliationItemKind =
   | "paid_after_cancel"
   | "paid_after_expiry"
   | "disputed_after_close"
-  | "missing_session"
+  | "checkout_missing"
   | "processor_mismatch"
   | "drift";
 

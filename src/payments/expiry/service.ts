@@ -71,7 +71,7 @@ export class Expiry {
       if (applied.changed.length > 0) {
         await openReconciliationItem(tx, {
           paymentId: payment.id,
-          kind: "missing_session",
+          kind: "checkout_missing",
           detail: `the processor has no checkout ${payment.processor_checkout_id}; the payment was expired here`,
         });
       }

@@ -58,6 +58,7 @@ export class ProcessorEvents {
     }
     await this.writer.inTransaction(async (tx, move) => {
       const fresh = await recordProcessorEvent(tx, {
+        processor: adapter.name,
         id: event.id,
         type: event.type,
         paymentId: payment?.id ?? null,

@@ -2,15 +2,15 @@
 import type { Queryable } from "../../db/database.ts";
 import type { PaymentRow } from "../core/store.ts";
 
-/** Records a processor event's id; false when it was seen before (a replay). */
+/** Records a processor event by its processor and id; false when it was seen before (a replay). */
 export async function recordProcessorEvent(
   q: Queryable,
-  event: { id: string; type: string; paymentId: string | null; mismatch: string | null },
+  event: { processor: string; id: string; type: string; paymentId: string | null; mismatch: string | null },
 ): Promise<boolean> {
   const rows = await q.query(
-    `INSERT INTO processor_events (id, type, payment_id, mismatch) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [event.id, event.type, event.paymentId, event.mismatch],
+    `INSERT INTO processor_events (processor, id, type, payment_id, mismatch) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (processor, id) DO NOTHING RETURNING id`,
+    [event.processor, event.id, event.type, event.paymentId, event.mismatch],
   );
   return rows.length === 1;
 }

@@ -223,7 +223,7 @@ export class Reconciliation {
           if (count > 0) {
             await openReconciliationItem(tx, {
               paymentId: payment.id,
-              kind: "missing_session",
+              kind: "checkout_missing",
               detail: `the processor has no checkout ${payment.processor_checkout_id}; the payment was expired here`,
             });
           }

@@ -34,8 +34,26 @@ export interface RefundsConfig {
   refundDeadlineMs: number;
 }
 
-/** Stripe keeps an idempotency key for 24 hours: past this, a key no longer proves anything. */
-const PROCESSOR_KEY_LIFETIME_MS = 23 * 60 * 60 * 1000;
+/**
+ * The merchant hears within the deadline whatever the processor does: an answer not received by
+ * then is unknown, and asking again under the same key settles it later.
+ */
+async function withinDeadline<T>(call: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new ProcessorUnavailableError(`no answer from the processor within ${deadlineMs} ms`)),
+      deadlineMs,
+    );
+  });
+  call.catch(() => {}); // an answer after the deadline is dropped
+  try {
+    return await Promise.race([call, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Asking again: 1 s, 2 s, 4 s, then every 10 s, so a processor back up settles within seconds. */
 const retryDelayMs = (attempts: number) => Math.min(1000 * 2 ** attempts, 10_000);
 const SETTLE_BATCH = 50;
@@ -225,7 +243,7 @@ export class Refunds {
         const known = await adapter.lookUpRefund(refund.processor_refund_id);
         if (known) return await this.record(refund, known);
       }
-      if (Date.now() - refund.created_at.getTime() > PROCESSOR_KEY_LIFETIME_MS) {
+      if (Date.now() - refund.created_at.getTime() > adapter.limits.idempotencyKeyLifetimeMs) {
         return await this.settleByList(refund);
       }
     } catch (error) {
@@ -238,7 +256,7 @@ export class Refunds {
     return this.ask(refund);
   }
 
-  /** Past the processor's key lifetime only its list of refunds can say whether ours exists. */
+  /** Past the processor's key lifetime, only its list of refunds can say whether ours exists. */
   private async settleByList(refund: RefundAtProcessor): Promise<RefundRow | undefined> {
     const adapter = this.processors.of(refund.processor);
     const payment = await adapter.lookUpPayment(refund.processor_payment_id as string);
@@ -257,15 +275,15 @@ export class Refunds {
   private async ask(refund: RefundAtProcessor): Promise<RefundRow> {
     const adapter = this.processors.of(refund.processor);
     try {
-      const answer = await adapter.refund(
-        {
+      const answer = await withinDeadline(
+        adapter.refund({
           paymentRef: refund.processor_payment_id as string,
           amount: refund.amount,
           reason: refund.reason,
           refundId: refund.id,
           transactionId: refund.payment_id,
           idempotencyKey: processorKeyOf(refund.id),
-        },
+        }),
         this.config.refundDeadlineMs,
       );
       return (await this.record(refund, answer)) ?? refund;

@@ -6,9 +6,11 @@ import {
   InvalidEventError,
   type ProcessorAdapter,
   type ProcessorDispute,
+  type ProcessorLimits,
   type ProcessorRefund,
   ProcessorRefusedError,
   ProcessorUnavailableError,
+  type RefundReason,
 } from "../port.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
 import { UndiciHttpClient } from "./undici-http-client.ts";
@@ -23,6 +25,19 @@ export interface StripeAdapterOptions {
 
 // Stripe rejects events signed more than this long ago, guarding against replays of old captures.
 const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** Stripe's: a checkout session lives 30 minutes to 24 hours; a key is kept 24 hours (23, to be safe). */
+export const STRIPE_LIMITS: ProcessorLimits = {
+  checkoutLifetimeSeconds: { min: 1800, max: 86400 },
+  idempotencyKeyLifetimeMs: 23 * 60 * 60 * 1000,
+};
+
+/** Our refund reasons are Stripe's own three. */
+const STRIPE_REFUND_REASON: Record<RefundReason, Stripe.RefundCreateParams.Reason> = {
+  requested_by_customer: "requested_by_customer",
+  duplicate: "duplicate",
+  fraudulent: "fraudulent",
+};
 
 function toCheckout(session: Stripe.Checkout.Session): Checkout {
   return {
@@ -116,6 +131,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
 
   return {
     name: "stripe",
+    limits: STRIPE_LIMITS,
     createCheckout: (request: CheckoutRequest) =>
       ask("checkout create", async () =>
         toCheckout(
@@ -193,29 +209,22 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
           throw error;
         }
       }),
-    async refund(request, deadlineMs): Promise<ProcessorRefund> {
-      const call = stripe.refunds.create(
-        {
-          payment_intent: request.paymentRef,
-          amount: request.amount,
-          ...(request.reason && { reason: request.reason }),
-          metadata: { refundId: request.refundId, transactionId: request.transactionId },
-        },
-        { idempotencyKey: request.idempotencyKey, timeout: deadlineMs },
-      );
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(
-          () => reject(new ProcessorUnavailableError(`no answer to the refund within ${deadlineMs} ms`)),
-          deadlineMs,
-        );
-      });
-      // An answer after the deadline is dropped here; asking again under the same key settles it.
-      call.catch(() => {});
+    async refund(request): Promise<ProcessorRefund> {
       try {
-        return toProcessorRefund(await Promise.race([call, deadline]));
+        return toProcessorRefund(
+          await withoutCallSiteStack(() =>
+            stripe.refunds.create(
+              {
+                payment_intent: request.paymentRef,
+                amount: request.amount,
+                ...(request.reason && { reason: STRIPE_REFUND_REASON[request.reason] }),
+                metadata: { refundId: request.refundId, transactionId: request.transactionId },
+              },
+              { idempotencyKey: request.idempotencyKey },
+            ),
+          ),
+        );
       } catch (error) {
-        if (error instanceof ProcessorUnavailableError) throw error;
         if (isDefiniteRefusal(error)) {
           throw new ProcessorRefusedError(`processor refused the refund: ${(error as Error).message}`, {
             cause: error,
@@ -224,8 +233,6 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
         throw new ProcessorUnavailableError(`refund outcome unknown: ${(error as Error).message}`, {
           cause: error,
         });
-      } finally {
-        clearTimeout(timer);
       }
     },
     lookUpRefund: (processorRefundId) =>

@@ -735,7 +735,7 @@ export interface components {
         ReconciliationItem: {
             id: string;
             /** @enum {string} */
-            kind: "paid_after_cancel" | "paid_after_expiry" | "disputed_after_close" | "missing_session" | "processor_mismatch" | "drift";
+            kind: "paid_after_cancel" | "paid_after_expiry" | "disputed_after_close" | "checkout_missing" | "processor_mismatch" | "drift";
             /** Format: uuid */
             transactionId: string;
             /** Format: uuid */
