@@ -3,7 +3,7 @@
 # production ones and the compiled JavaScript. `npm ci --omit=dev` runs the `prepare` build
 # script, which finds no TypeScript there and keeps the dist/ copied in.
 
-FROM node:22-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The client package is an npm workspace: its package.json is part of the install.
@@ -14,7 +14,7 @@ COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 
-FROM node:22-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -1,5 +1,5 @@
-// Runs every test/**/*.test.ts with node's own test runner (Node 20 has no glob for --test), on
-// plain JavaScript compiled from the sources first.
+// Runs every test/**/*.test.ts with node's own test runner, on plain JavaScript compiled from the
+// sources first (Node 22 and 24).
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -31,7 +31,11 @@ if (distBuild.status !== 0) process.exit(distBuild.status ?? 1);
 
 /** The TypeScript the tests load, and the files beside it that it reads (migrations, package.json). */
 const SOURCE_DIRS = ["src", "test", "examples"];
-const COMPILED = join("node_modules", ".cache", "checkout-tests", "js");
+/**
+ * Outside node_modules: from Node 22 on, `node --test` takes its arguments as patterns, and its
+ * patterns never match a file under node_modules.
+ */
+const COMPILED = join(".cache", "checkout-tests", "js");
 
 /**
  * Compiles the tests and what they import to JavaScript (esbuild, about half a second), so that
@@ -48,7 +52,7 @@ async function compileTests() {
     outbase: ".",
     format: "esm",
     platform: "node",
-    target: "node20.18",
+    target: "node22",
     sourcemap: "inline",
     write: false,
     logLevel: "error",
@@ -78,7 +82,7 @@ const STARTS_CHILDREN = /\b(?:startProcess|checkoutCli|launchChromium|spawn|exec
 /** About how many test files share one process: enough to pay the imports once, few enough to balance. */
 const FILES_PER_SHARD = 7;
 /** How long each test file took last time (scripts/test-durations.mjs), by source path, to balance this run. */
-const DURATIONS = join("node_modules", ".cache", "checkout-tests", "durations.json");
+const DURATIONS = join(".cache", "checkout-tests", "durations.json");
 
 const compiled = (file) => join(COMPILED, file.replace(/\.ts$/, ".js"));
 

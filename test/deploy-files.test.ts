@@ -27,11 +27,11 @@ const startCommand = async () =>
   (JSON.parse(await read("package.json")) as { scripts: { start: string } }).scripts.start;
 
 describe("deployment files stay in step with the code", () => {
-  it("the Dockerfile runs npm start's command on Node 22, as a non-root user, on the default port", async () => {
+  it("the Dockerfile runs npm start's command on Node 24, as a non-root user, on the default port", async () => {
     const stage = await finalStage();
     const value = (name: string) =>
       stage.filter(([instruction]) => instruction === name).map(([, rest]) => rest);
-    assert.match(value("FROM")[0] ?? "", /^node:22-slim$/);
+    assert.match(value("FROM")[0] ?? "", /^node:24-slim$/);
     assert.deepEqual(JSON.parse(value("CMD")[0] ?? "[]").join(" "), await startCommand());
     assert.equal(Number(value("EXPOSE")[0]), loadConfig({}).port);
     assert.equal(value("USER")[0], "node");
@@ -48,6 +48,14 @@ describe("deployment files stay in step with the code", () => {
     for (const name of Object.keys(env).filter((name) => name !== "NODE_ENV")) {
       assert.ok(ENVIRONMENT_VARIABLES.includes(name as never), `Dockerfile sets unknown ${name}`);
     }
+  });
+
+  it("names one runtime everywhere: Node 24 to build, test and ship on, 22 supported, 20 not", async () => {
+    assert.equal((await read(".nvmrc")).trim(), "24");
+    for (const path of ["package.json", "packages/client/package.json", "examples/shop/package.json"]) {
+      assert.equal(JSON.parse(await read(path)).engines.node, ">=22", path);
+    }
+    assert.match(await read(".ci/run"), /node-linux-\$arch@24/, "CI runs the suite on Node 24");
   });
 
   it("compose runs two instances on PostgreSQL and Redis behind a proxy, with settings the service knows", async () => {
