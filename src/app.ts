@@ -224,6 +224,18 @@ async function registerRoutes(
     metrics,
     tokenHash: config.metricsToken ? hashSecret(config.metricsToken) : undefined,
   });
+  // Probes arrive every few seconds: their request lines are debug, shown only at LOG_LEVEL=debug.
+  const probeLogLevel = config.logLevel === "debug" || config.logLevel === "trace" ? config.logLevel : "warn";
+  await app.register(healthRoutes, {
+    db: services.db,
+    version: config.version,
+    redis,
+    isDraining,
+    logLevel: probeLogLevel,
+    roles: config.serviceRoles,
+  });
+  // A workers-only instance answers its probes and metrics, nothing else.
+  if (!config.serviceRoles.includes("api")) return;
 
   await app.register(swagger, {
     // Shared schemas keep their names ($id) instead of def-0, def-1, ….
@@ -258,16 +270,6 @@ async function registerRoutes(
     },
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-
-  // Probes arrive every few seconds: their request lines are debug, shown only at LOG_LEVEL=debug.
-  const probeLogLevel = config.logLevel === "debug" || config.logLevel === "trace" ? config.logLevel : "warn";
-  await app.register(healthRoutes, {
-    db: services.db,
-    version: config.version,
-    redis,
-    isDraining,
-    logLevel: probeLogLevel,
-  });
 
   // The merchant API: API keys, JSON bodies, a rate limit per key.
   await app.register(async (api) => {
@@ -565,7 +567,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     serviceUrl = await listenOn(app, "PORT", config.port, config.host);
 
     const workers: { stop(): Promise<void> }[] = [];
-    if (options.workers !== false) {
+    if (options.workers !== false && config.serviceRoles.includes("workers")) {
       workers.push(...startPaymentWorkers(services.payments, config, app.log));
       const dispatcher = new WebhookDispatcher({
         db,

@@ -56,7 +56,12 @@ export interface Config {
   smtpFrom: string;
   /** Fastify's trustProxy: whose X-Forwarded-For/-Proto to believe (client address, https). */
   trustProxy: boolean | number | string;
+  /** What this instance runs: `api` serves HTTP, `workers` the dispatcher, sweepers and scheduled runs. */
+  serviceRoles: readonly ServiceRole[];
 }
+
+export const SERVICE_ROLES = ["api", "workers"] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
 
 /** A setting that cannot work; the message names the variable, the value and what is expected. */
 export class ConfigError extends Error {
@@ -129,6 +134,25 @@ function retryDelays(raw: string): number[] {
   return parts.map((part) => Math.round(Number(part) * 1000));
 }
 
+/** SERVICE_ROLES: "api", "workers" or both (the default), comma-separated. */
+function serviceRoles(env: Env, processor: string): ServiceRole[] {
+  const raw = env.SERVICE_ROLES || SERVICE_ROLES.join(",");
+  const roles = [...new Set(raw.split(",").map((part) => part.trim()))];
+  if (roles.length === 0 || roles.some((role) => !(SERVICE_ROLES as readonly string[]).includes(role))) {
+    throw bad("SERVICE_ROLES", raw, 'a list of "api" and "workers", e.g. "api,workers"');
+  }
+  // The built-in sandbox runs inside the instance that serves the API; another one would be a
+  // second processor with its own state.
+  if (processor === "sandbox" && !roles.includes("api")) {
+    throw bad(
+      "SERVICE_ROLES",
+      raw,
+      'a list with "api" while PROCESSOR=sandbox (the sandbox runs in an api instance)',
+    );
+  }
+  return SERVICE_ROLES.filter((role) => roles.includes(role));
+}
+
 function oneOf<const T extends readonly string[]>(env: Env, name: string, choices: T, fallback: T[number]) {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -178,6 +202,7 @@ export const ENVIRONMENT_VARIABLES = [
   "SMTP_FROM",
   "SECRETS_KEY",
   "OPERATORS_REQUIRE_2FA",
+  "SERVICE_ROLES",
 ] as const;
 
 /** Every setting, read and checked once; the first bad one stops the start with its own line. */
@@ -251,6 +276,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    serviceRoles: serviceRoles(env, processor),
     secretsKeys,
     operatorsRequire2fa: oneOf(env, "OPERATORS_REQUIRE_2FA", ["true", "false"] as const, "false") === "true",
     smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,

@@ -34,10 +34,15 @@ export interface HealthOptions {
   redis?: RedisLink | undefined;
   /** True once shutdown began: readiness fails so no new traffic is routed here. */
   isDraining: () => boolean;
+  /** What this instance runs (SERVICE_ROLES), said by /health and /health/ready. */
+  roles: readonly string[];
 }
 
 /** Spec §4.5: public health endpoints. */
-const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, version, redis, isDraining }) => {
+const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
+  app,
+  { db, version, redis, isDraining, roles },
+) => {
   // For load balancers and orchestrators, not API clients: documented in docs/deploy.md, not in the OpenAPI document.
   const schema = { tags: ["health"], security: [], hide: true };
   app.get("/health", { schema: { ...schema, summary: "Full health check" } }, async (_request, reply) => {
@@ -54,14 +59,15 @@ const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { db, versio
           redis: { ...redis.state(), usedFor: "rate limits (per-instance memory while unavailable)" },
         }),
       },
+      roles,
     };
     return reply.code(database.ok ? 200 : 503).send(body);
   });
   app.get("/health/live", { schema: { ...schema, summary: "Liveness" } }, async () => ({ status: "ok" }));
   app.get("/health/ready", { schema: { ...schema, summary: "Readiness" } }, async (_request, reply) => {
-    if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down" });
+    if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down", roles });
     const database = await checkDatabase(db, app.log);
-    return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready" });
+    return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready", roles });
   });
 };
 

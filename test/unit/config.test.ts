@@ -55,6 +55,12 @@ describe("configuration", () => {
     assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy, "10.0.0.0/8, 127.0.0.1");
   });
 
+  it("runs both roles unless SERVICE_ROLES says otherwise", () => {
+    assert.deepEqual(loadConfig({}).serviceRoles, ["api", "workers"]);
+    assert.deepEqual(loadConfig({ SERVICE_ROLES: "workers, api" }).serviceRoles, ["api", "workers"]);
+    assert.deepEqual(loadConfig({ SERVICE_ROLES: "api" }).serviceRoles, ["api"]);
+  });
+
   it("refuses bad values with a message naming the variable", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: "eighty" }, /PORT/],
@@ -65,6 +71,8 @@ describe("configuration", () => {
       [{ WEBHOOK_RETRY_DELAYS: "5,soon" }, /WEBHOOK_RETRY_DELAYS/],
       [{ CHECKOUT_TTL_SECONDS: "0" }, /CHECKOUT_TTL_SECONDS/],
       [{ TRUST_PROXY: "yes please" }, /TRUST_PROXY/],
+      [{ SERVICE_ROLES: "api,cron" }, /SERVICE_ROLES="api,cron" .*"api" and "workers"/],
+      [{ SERVICE_ROLES: "workers" }, /SERVICE_ROLES="workers" .*PROCESSOR=sandbox/],
     ];
     for (const [env, message] of cases) {
       assert.throws(
