@@ -82,6 +82,7 @@ ${
 <dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
 <dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
 <dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
+<dt>Processor</dt><dd id="processor">${payment.processor}</dd>
 <dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
 <dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
 <dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>

@@ -1,3 +1,4 @@
+import { PROCESSOR_NAMES } from "../processor/port.ts";
 import { visibleMetadata } from "./core/metadata.ts";
 import { CURRENCIES } from "./core/money.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";
@@ -24,6 +25,11 @@ export const paymentResourceSchema = {
       type: "boolean",
       description: "The processor took the customer's money for a payment that stays cancelled",
     },
+    processor: {
+      type: "string",
+      enum: [...PROCESSOR_NAMES],
+      description: "The processor whose checkout the customer is sent to; every later call goes there",
+    },
   },
 } as const;
 
@@ -46,5 +52,6 @@ export function toPaymentResource(row: PaymentResourceRow) {
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
     amountRefunded: row.refunded_amount,
     paidAfterCancel: isPaidAfterCancel(row),
+    processor: row.processor,
   };
 }

@@ -2,6 +2,10 @@
 // up, expire a checkout, refund, and read a verified event as an action. An adapter (Stripe today)
 // maps its own API onto this; nothing outside its folder names a processor's types.
 
+/** The processors the service knows, by the name payments carry and the intake path names. */
+export const PROCESSOR_NAMES = ["stripe", "square"] as const;
+export type ProcessorName = (typeof PROCESSOR_NAMES)[number];
+
 /** ISO 4217, lowercase. */
 export type Currency = string;
 
@@ -103,7 +107,7 @@ export interface ProcessorLimits {
 
 export interface ProcessorAdapter {
   /** The name payments carry in their `processor` column and the intake path carries. */
-  readonly name: string;
+  readonly name: ProcessorName;
   readonly limits: ProcessorLimits;
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */

@@ -60,6 +60,7 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
       assert.match(payment.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.equal(payment.completedAt, null);
       assert.equal(payment.processorPaymentIntentId, undefined, "only present after payment");
+      assert.equal(payment.processor, "stripe", "the processor whose link the customer gets");
     });
   });
 

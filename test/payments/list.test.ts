@@ -33,6 +33,11 @@ describe("GET /api/v1/payments", () => {
     const seen = [...first.body.data.payments, ...second.body.data.payments].map((p: { id: string }) => p.id);
     assert.deepEqual(seen, [...created].reverse());
     assert.equal(typeof first.body.data.payments[0].paidAfterCancel, "boolean");
+    assert.equal(
+      first.body.data.payments[0].processor,
+      "stripe",
+      "the processor whose link the customer gets",
+    );
   });
 
   it("filters by status and by a time window (from inclusive, to exclusive)", async () => {

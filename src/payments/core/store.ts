@@ -3,6 +3,7 @@
 // refunds learnt from the processor).
 import type { Queryable } from "../../db/database.ts";
 import { prepared } from "../../db/prepared.ts";
+import type { ProcessorName } from "../../processor/port.ts";
 import type { Metadata } from "./metadata.ts";
 import type { Currency } from "./money.ts";
 import type { PaymentStatus } from "./status.ts";
@@ -25,7 +26,7 @@ export interface PaymentRow {
   safe_site_url: string;
   link_token: string;
   /** The adapter this payment lives at (ProcessorRegistry). */
-  processor: string;
+  processor: ProcessorName;
   processor_checkout_id: string | null;
   processor_checkout_url: string | null;
   processor_payment_id: string | null;
@@ -205,6 +206,7 @@ export const RESOURCE_FIELDS = [
   "completed_at",
   "refunded_amount",
   "paid_at_processor",
+  "processor",
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 export const RESOURCE_COLUMNS = RESOURCE_FIELDS.join(", ");

@@ -23,6 +23,7 @@ const NOT_SUMMARISED = [
   "processor_checkout_id",
   "processor_payment_id",
   "paid_at_processor",
+  "processor",
 ] as const;
 
 /**

@@ -572,6 +572,11 @@ export interface components {
             amountRefunded?: number;
             /** @description The processor took the customer's money for a payment that stays cancelled */
             paidAfterCancel?: boolean;
+            /**
+             * @description The processor whose checkout the customer is sent to; every later call goes there
+             * @enum {string}
+             */
+            processor?: "stripe" | "square";
         };
         Refund: {
             /** Format: uuid */
