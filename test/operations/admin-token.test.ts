@@ -9,6 +9,14 @@ import { PGlite } from "@electric-sql/pglite";
 import { migratedDataDir } from "../helpers/database.ts";
 import { checkoutCli, occupiedPort, startProcess } from "../helpers/process.ts";
 
+/** Uses an admin token once: a group made with it. */
+const createGroupWith = (url: string, token: string, name: string) =>
+  fetch(`${url}/admin/v1/groups`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
+
 describe("the admin token cannot be lost", () => {
   let dataDir: string;
   before(async () => {
@@ -28,12 +36,7 @@ describe("the admin token cannot be lost", () => {
     const url = await second.started;
     const token = tokenIn(second.output().stdout);
     assert.ok(token, "the unused token is shown again");
-    const groups = await fetch(`${url}/admin/v1/groups`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Used" }),
-    });
-    assert.equal(groups.status, 201);
+    assert.equal((await createGroupWith(url, token as string, "Used")).status, 201);
     second.child.kill("SIGTERM");
     assert.equal(await second.exited, 0);
 
@@ -131,12 +134,7 @@ describe("DATA_DIR is the service's alone, and the database holds no secret in c
       const token = /ADMIN_TOKEN=(adm_\S+)/.exec(await readFile(join(dir, "admin-token"), "utf8"))?.[1] ?? "";
       assert.match(token, /^adm_/);
       // Used once: the database then holds nothing of it but the hash.
-      const used = await fetch(`${url}/admin/v1/groups`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Private" }),
-      });
-      assert.equal(used.status, 201);
+      assert.equal((await createGroupWith(url, token, "Private")).status, 201);
       started.child.kill("SIGTERM");
       assert.equal(await started.exited, 0);
 
