@@ -34,7 +34,7 @@ export interface HealthOptions {
   redis?: RedisLink | undefined;
   /** True once shutdown began: readiness fails so no new traffic is routed here. */
   isDraining: () => boolean;
-  /** What this instance runs (SERVICE_ROLES), said by /health and /health/ready. */
+  /** What this instance runs (SERVICE_ROLES), said by /health (the probes keep the spec's bodies). */
   roles: readonly string[];
 }
 
@@ -65,9 +65,9 @@ const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
   });
   app.get("/health/live", { schema: { ...schema, summary: "Liveness" } }, async () => ({ status: "ok" }));
   app.get("/health/ready", { schema: { ...schema, summary: "Readiness" } }, async (_request, reply) => {
-    if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down", roles });
+    if (isDraining()) return reply.code(503).send({ status: "not_ready", reason: "shutting down" });
     const database = await checkDatabase(db, app.log);
-    return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready", roles });
+    return reply.code(database.ok ? 200 : 503).send({ status: database.ok ? "ready" : "not_ready" });
   });
 };
 
