@@ -54,6 +54,7 @@ import listPaymentsRoute from "./payments/routes/list.ts";
 import processorWebhookRoute from "./payments/routes/processor-webhooks.ts";
 import reconciliationRoutes from "./payments/routes/reconciliation.ts";
 import refundRoutes from "./payments/routes/refunds.ts";
+import routingRoutes from "./payments/routes/routing.ts";
 import triggerRoute, { type SandboxSimulator } from "./payments/routes/trigger.ts";
 import type { ProcessorAdapter } from "./processor/port.ts";
 import { ProcessorRegistry } from "./processor/registry.ts";
@@ -326,6 +327,7 @@ async function registerRoutes(
       refunds: payments.refunds,
     });
     await adminScope.register(failedDeliveriesRoute, { webhooks });
+    await adminScope.register(routingRoutes, { routing: payments.routing });
     await adminScope.register(accountAdminRoutes, { accounts });
   });
 
@@ -550,6 +552,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     stoppers.push(() => services.merchantAuth.stop());
     await services.payments.safeSites.start();
     stoppers.push(() => services.payments.safeSites.stop());
+    await services.payments.routing.cache.start();
+    stoppers.push(() => services.payments.routing.cache.stop());
     let redis: RedisLink | undefined;
     if (config.redisUrl) {
       // Loaded only when configured: a start without Redis does not pay for the client.

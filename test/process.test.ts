@@ -82,6 +82,17 @@ describe("the service as a process", () => {
         ["Second", false],
       ],
     );
+    const routed = JSON.parse(
+      (await cli("groups", "routing", created.groupId, "--set", "USD:stripe; stripe")).stdout,
+    );
+    assert.deepEqual(routed.routes, [
+      { currency: "usd", processors: ["stripe"] },
+      { processors: ["stripe"] },
+    ]);
+    assert.deepEqual(
+      JSON.parse((await cli("groups", "routing", created.groupId)).stdout).routes,
+      routed.routes,
+    );
     const keys = JSON.parse((await cli("keys", "create", created.groupId)).stdout);
     await cli("keys", "revoke", keys.publicKey);
     assert.deepEqual(JSON.parse((await cli("reconciliation")).stdout), []);

@@ -38,6 +38,7 @@ export class ApiClient {
   post = (path: string, body?: unknown, idempotencyKey?: string) =>
     this.send("POST", path, body, idempotencyKey);
   patch = (path: string, body: unknown) => this.send("PATCH", path, body);
+  put = (path: string, body: unknown) => this.send("PUT", path, body);
   delete = (path: string) => this.send("DELETE", path);
 
   private async send(method: string, path: string, body?: unknown, idempotencyKey?: string) {

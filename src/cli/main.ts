@@ -26,6 +26,22 @@ const isoTime = (value: string) => {
 };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
+/** 'usd:square,stripe;stripe' as the routing API takes it; the service checks the names. */
+const parseRoutes = (text: string) =>
+  text
+    .split(";")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const separator = part.indexOf(":");
+      const currency = separator > 0 ? part.slice(0, separator).trim() : undefined;
+      const processors = part
+        .slice(separator + 1)
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean);
+      return { ...(currency && { currency }), processors };
+    });
 
 const program = new Command("checkout")
   .description("Operate a checkout service: run it, administer it, and develop against it.")
@@ -203,6 +219,21 @@ groups
   .action(async (groupId: string, _options, command: Command) =>
     out(command)(await admin(command).get(`/admin/v1/groups/${path(groupId)}`)),
   );
+
+groups
+  .command("routing")
+  .description("show a group's processor routes, or set them with --set (an empty --set: the default route)")
+  .argument("<groupId>")
+  .option(
+    "--set <routes>",
+    "routes separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR, e.g. 'usd:square,stripe;stripe'",
+  )
+  .action(async (groupId: string, options: { set?: string }, command: Command) => {
+    const api = admin(command);
+    const url = `/admin/v1/groups/${path(groupId)}/routing`;
+    if (options.set === undefined) return out(command)(await api.get(url));
+    out(command)(await api.put(url, { routes: parseRoutes(options.set) }));
+  });
 
 const safeSites = program.command("safe-sites").description("the domains that host payment links (admin)");
 safeSites

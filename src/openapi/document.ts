@@ -46,6 +46,9 @@ export const OPERATION_IDS: Record<string, string> = {
   "post /admin/v1/groups/{groupId}/users": "inviteUser",
   "post /admin/v1/operators": "inviteOperator",
   "post /admin/v1/accounts/password-resets": "createPasswordReset",
+  "get /admin/v1/groups/{groupId}/routing": "getRouting",
+  "put /admin/v1/groups/{groupId}/routing": "setRouting",
+  "delete /admin/v1/groups/{groupId}/routing": "clearRouting",
 };
 
 /** Error statuses a route can answer besides those its own schema lists. */

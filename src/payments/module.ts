@@ -13,11 +13,14 @@ import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
 import { Reconciliation } from "./reconciliation/service.ts";
 import { Refunds } from "./refunds/service.ts";
+import { ProcessorRouting } from "./routing/service.ts";
 
 export interface Payments {
   creation: PaymentCreation;
   /** Started and stopped with the service; told of SafeSite changes made by this instance. */
   safeSites: ActiveSafeSites;
+  /** Which processors each group's payments go to; its cache is started with the service. */
+  routing: ProcessorRouting;
   queries: PaymentQueries;
   processorEvents: ProcessorEvents;
   refunds: Refunds;
@@ -37,9 +40,11 @@ export function createPayments(options: {
   const queries = new PaymentQueries(db);
   const refunds = new Refunds(db, processors, queries, config, log);
   const safeSites = new ActiveSafeSites(db);
+  const routing = new ProcessorRouting(db, processors);
   return {
-    creation: new PaymentCreation(db, processors, writer, queries, safeSites, config, log),
+    creation: new PaymentCreation(db, routing, writer, queries, safeSites, config, log),
     safeSites,
+    routing,
     queries,
     processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
     refunds,

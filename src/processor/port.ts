@@ -109,6 +109,8 @@ export interface ProcessorAdapter {
   /** The name payments carry in their `processor` column and the intake path carries. */
   readonly name: ProcessorName;
   readonly limits: ProcessorLimits;
+  /** Whether the processor takes payments in this currency (lowercase ISO 4217). */
+  takes(currency: Currency): boolean;
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */
   lookUpCheckout(checkoutId: string): Promise<Checkout>;

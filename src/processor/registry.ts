@@ -1,4 +1,4 @@
-import type { ProcessorAdapter } from "./port.ts";
+import type { ProcessorAdapter, ProcessorName } from "./port.ts";
 
 /**
  * The processors this installation talks to, by the name payments carry in their `processor`
@@ -8,11 +8,15 @@ import type { ProcessorAdapter } from "./port.ts";
 export class ProcessorRegistry {
   private readonly adapters = new Map<string, ProcessorAdapter>();
 
+  /** The enabled processors in PROCESSOR's order: the route of groups that have none of their own. */
+  readonly defaultRoute: readonly ProcessorName[];
+
   constructor(
     readonly defaultAdapter: ProcessorAdapter,
     others: readonly ProcessorAdapter[] = [],
   ) {
     for (const adapter of [defaultAdapter, ...others]) this.adapters.set(adapter.name, adapter);
+    this.defaultRoute = [...this.adapters.keys()] as ProcessorName[];
   }
 
   /** The adapter of a stored payment; an unknown name is a configuration error, not input. */

@@ -8,6 +8,7 @@ export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}):
   return {
     name: "stripe",
     limits: { checkoutLifetimeSeconds: { min: 1, max: 86400 }, idempotencyKeyLifetimeMs: 86_400_000 },
+    takes: () => true,
     createCheckout: down,
     lookUpCheckout: down,
     expireCheckout: down,

@@ -267,6 +267,16 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     await call("admin", "POST", "/admin/v1/payments/00000000-0000-0000-0000-000000000000/refunds", {});
     await call("admin", "GET", "/admin/v1/deliveries/failed");
     await call("none", "GET", "/admin/v1/deliveries/failed");
+    await call("admin", "PUT", `/admin/v1/groups/${groupId}/routing`, {
+      routes: [{ currency: "usd", processors: ["stripe"] }],
+    });
+    await call("admin", "PUT", `/admin/v1/groups/${groupId}/routing`, {
+      routes: [{ processors: ["paypal"] }],
+    });
+    await call("admin", "GET", `/admin/v1/groups/${groupId}/routing`);
+    await call("admin", "GET", "/admin/v1/groups/00000000-0000-0000-0000-000000000000/routing");
+    await call("admin", "DELETE", `/admin/v1/groups/${groupId}/routing`);
+    await call("none", "DELETE", `/admin/v1/groups/${groupId}/routing`);
     await call("admin", "POST", "/admin/v1/deliveries/recover", { since: "2026-01-01T00:00:00Z" });
     await call("admin", "POST", "/admin/v1/deliveries/recover", {});
     await call("admin", "POST", `/admin/v1/groups/${groupId}/users`, {

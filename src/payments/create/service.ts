@@ -6,13 +6,13 @@ import type { Database } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
 import { reachableUrl } from "../../net/unreachable-host.ts";
 import type { Checkout } from "../../processor/port.ts";
-import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { descriptionOf, storedMetadata } from "../core/metadata.ts";
 import type { Currency } from "../core/money.ts";
 import { CANCELLABLE } from "../core/status.ts";
 import type { PaymentWriter } from "../core/writer.ts";
 import type { PaymentQueries } from "../queries/service.ts";
+import type { ProcessorRouting } from "../routing/service.ts";
 import type { CreatePaymentInput, CreatePaymentResult } from "../schemas.ts";
 import { newLinkToken } from "./link-token.ts";
 import type { ActiveSafeSites } from "./safe-sites.ts";
@@ -47,7 +47,7 @@ export class PaymentCreation {
 
   constructor(
     private readonly db: Database,
-    private readonly processors: ProcessorRegistry,
+    private readonly routing: ProcessorRouting,
     private readonly writer: PaymentWriter,
     private readonly queries: PaymentQueries,
     private readonly safeSites: ActiveSafeSites,
@@ -120,7 +120,13 @@ export class PaymentCreation {
       : null;
     const droppedWebhookHost = input.webhookUrl && !webhookUrl ? hostOf(input.webhookUrl) : null;
     if (droppedWebhookHost) this.logDroppedWebhookUrl(id, droppedWebhookHost);
-    const processor = this.processors.defaultAdapter;
+    const [processor] = await this.routing.candidates(groupId, currency);
+    if (!processor) {
+      throw new DomainError(
+        "NO_ELIGIBLE_PROCESSOR",
+        `No processor of this group's route is enabled and takes ${currency.toUpperCase()} payments`,
+      );
+    }
     const payment: NewPayment = {
       plan: { ...plan, safeSite },
       groupId,

@@ -132,6 +132,8 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
   return {
     name: "stripe",
     limits: STRIPE_LIMITS,
+    // Stripe takes every currency the service does.
+    takes: () => true,
     createCheckout: (request: CheckoutRequest) =>
       ask("checkout create", async () =>
         toCheckout(

@@ -1,0 +1,112 @@
+// DESIGN §7: a group's processor routes through the admin API, applied by creates.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Checkout } from "../../src/processor/port.ts";
+import { unreachableProcessor } from "../helpers/processor.ts";
+import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+
+describe("processor routing per group (admin API)", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    service = await startTestService();
+    group = await service.createGroup({ name: "Routed" });
+  });
+  after(() => service.close());
+
+  const path = (groupId = group.groupId) => `/admin/v1/groups/${groupId}/routing`;
+
+  it("answers the default route as no routes, sets routes in order (currencies lowercase), and clears them", async () => {
+    assert.deepEqual((await service.admin("GET", path())).body.data, { groupId: group.groupId, routes: [] });
+    const set = await service.admin("PUT", path(), {
+      routes: [{ currency: "USD", processors: ["stripe"] }, { processors: ["stripe", "stripe"] }],
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const routes = [{ currency: "usd", processors: ["stripe"] }, { processors: ["stripe"] }];
+    assert.deepEqual(set.body.data, { groupId: group.groupId, routes });
+    assert.deepEqual((await service.admin("GET", path())).body.data.routes, routes);
+    // Creates still go through: the route names an enabled processor.
+    const created = await service.createPayment(group);
+    assert.equal(created.status, 200);
+    assert.equal(
+      (await service.api(group, "GET", `/api/v1/payments/${created.body.data.transactionId}`)).body.data
+        .processor,
+      "stripe",
+    );
+    const cleared = await service.admin("DELETE", path());
+    assert.equal(cleared.status, 200);
+    assert.deepEqual(cleared.body.data.routes, []);
+    const audited = await service.services.db.query<{ action: string; group_id: string }>(
+      "SELECT action, group_id FROM audit_log WHERE action LIKE 'routing.%' AND group_id = $1 ORDER BY id",
+      [group.groupId],
+    );
+    assert.deepEqual(
+      audited.map((row) => row.action),
+      ["routing.set", "routing.cleared"],
+    );
+  });
+
+  it("refuses a processor that is not enabled, an unknown currency, an empty list or a malformed body, and changes nothing", async () => {
+    await service.admin("PUT", path(), { routes: [{ processors: ["stripe"] }] });
+    const bad: unknown[] = [
+      { routes: [{ processors: ["square"] }] },
+      { routes: [{ processors: ["paypal"] }] },
+      { routes: [{ currency: "eur", processors: ["stripe"] }] },
+      { routes: [{ processors: [] }] },
+      { routes: "stripe" },
+      {},
+    ];
+    for (const body of bad) {
+      const answer = await service.admin("PUT", path(), body);
+      assert.equal(answer.status, 400, JSON.stringify(body));
+      assert.equal(answer.body.error.code, "INVALID_REQUEST");
+    }
+    assert.match(
+      (await service.admin("PUT", path(), { routes: [{ processors: ["square"] }] })).body.error.message,
+      /"square" is not enabled/,
+    );
+    assert.deepEqual((await service.admin("GET", path())).body.data.routes, [{ processors: ["stripe"] }]);
+    for (const groupId of ["00000000-0000-4000-8000-000000000000", "not-a-group"]) {
+      assert.equal((await service.admin("GET", path(groupId))).status, 404);
+      assert.equal((await service.admin("PUT", path(groupId), { routes: [] })).status, 404);
+    }
+  });
+});
+
+describe("a payment no processor of its route takes", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let opened = 0;
+  before(async () => {
+    const usdOnly = unreachableProcessor({
+      takes: (currency) => currency === "usd",
+      createCheckout: async (request): Promise<Checkout> => {
+        opened += 1;
+        return {
+          id: `cs_${request.transactionId}`,
+          url: "https://pay.example/x",
+          status: "open",
+          paid: false,
+          paymentRef: null,
+        };
+      },
+    });
+    service = await startTestService({}, { processor: usdOnly });
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  it("answers 409 NO_ELIGIBLE_PROCESSOR, asks no processor and keeps nothing", async () => {
+    const refused = await service.createPayment(group, { currency: "cad" });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, "NO_ELIGIBLE_PROCESSOR");
+    assert.equal(opened, 0);
+    const [row] = await service.services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM payments WHERE group_id = $1",
+      [group.groupId],
+    );
+    assert.equal(row?.n, 0);
+    assert.equal((await service.createPayment(group, { currency: "usd" })).status, 200);
+    assert.equal(opened, 1);
+  });
+});
