@@ -368,7 +368,7 @@ async function registerRoutes(
     });
     await web.register(async (operatorConsole) => {
       operatorConsole.addHook("preValidation", requireSignIn(accounts, "operator"));
-      await operatorConsole.register(groupPages, { merchants, accounts });
+      await operatorConsole.register(groupPages, { merchants, accounts, routing: payments.routing });
       await operatorConsole.register(operationsPages, {
         db: services.db,
         redis,

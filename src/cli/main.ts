@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
+import { routesFromText } from "../payments/routing/text.ts";
 import { ApiClient, CliError } from "./api-client.ts";
 import { listen, listenStatePath, loadListenState } from "./listen.ts";
 import { print } from "./output.ts";
@@ -26,22 +27,6 @@ const isoTime = (value: string) => {
 };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
-/** 'usd:square,stripe;stripe' as the routing API takes it; the service checks the names. */
-const parseRoutes = (text: string) =>
-  text
-    .split(";")
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const separator = part.indexOf(":");
-      const currency = separator > 0 ? part.slice(0, separator).trim() : undefined;
-      const processors = part
-        .slice(separator + 1)
-        .split(",")
-        .map((name) => name.trim())
-        .filter(Boolean);
-      return { ...(currency && { currency }), processors };
-    });
 
 const program = new Command("checkout")
   .description("Operate a checkout service: run it, administer it, and develop against it.")
@@ -232,7 +217,7 @@ groups
     const api = admin(command);
     const url = `/admin/v1/groups/${path(groupId)}/routing`;
     if (options.set === undefined) return out(command)(await api.get(url));
-    out(command)(await api.put(url, { routes: parseRoutes(options.set) }));
+    out(command)(await api.put(url, { routes: routesFromText(options.set) }));
   });
 
 const safeSites = program.command("safe-sites").description("the domains that host payment links (admin)");

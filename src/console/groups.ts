@@ -6,6 +6,8 @@ import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { displayName, siteUrl } from "../merchants/routes/schemas.ts";
 import type { MerchantsService } from "../merchants/service.ts";
+import type { ProcessorRouting } from "../payments/routing/service.ts";
+import { routesAsText, routesFromText } from "../payments/routing/text.ts";
 import { time } from "../web/format.ts";
 import { activationForm, formBody, inviteForm, publicKeyParam } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
@@ -23,6 +25,7 @@ const createGroupForm = formBody({ name: displayName, siteName: displayName, sit
   "siteUrl",
 ]);
 const siteForm = formBody({ name: displayName, url: siteUrl }, ["name", "url"]);
+const routingForm = formBody({ routes: { type: "string", maxLength: 500 } }, ["routes"]);
 const siteParams = {
   type: "object",
   required: ["groupId", "siteId"],
@@ -36,11 +39,15 @@ const keyParams = {
 
 const GROUPS_SHOWN = 500;
 
-/** /operator (groups) and /operator/groups/:groupId (SafeSites, users, emergency key revocation). */
-const groupPages: FastifyPluginAsync<{ merchants: MerchantsService; accounts: AccountsService }> = async (
-  app,
-  { merchants, accounts },
-) => {
+/**
+ * /operator (groups) and /operator/groups/:groupId (SafeSites, users, processor routing,
+ * emergency key revocation).
+ */
+const groupPages: FastifyPluginAsync<{
+  merchants: MerchantsService;
+  accounts: AccountsService;
+  routing: ProcessorRouting;
+}> = async (app, { merchants, accounts, routing }) => {
   const renderList = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const groups = await merchants.groups(GROUPS_SHOWN);
     return consolePage(
@@ -87,10 +94,11 @@ ${groups.map(
     groupId: string,
     shownOnce?: Fragment,
   ) => {
-    const [group, keys, users] = await Promise.all([
+    const [group, keys, users, routes] = await Promise.all([
       merchants.getGroup(groupId),
       merchants.keys(groupId),
       accounts.groupUsers(groupId),
+      routing.get(groupId),
     ]);
     const base = `/operator/groups/${group.groupId}`;
     return consolePage(
@@ -119,6 +127,15 @@ ${users.map((user) => html`<tr><td>${user.email}${user.pending ? html` <span cla
 <div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
 <div><label for="invite-role">Role</label><select id="invite-role" name="role">${roleOptions("owner")}</select></div>
 <div><button type="submit">Create invite link</button></div></form>
+<h2>Processor routing</h2>
+<p id="routing">${
+        routes.routes.length > 0
+          ? html`Routes, in order: <span class="mono">${routesAsText(routes.routes)}</span>`
+          : html`The installation's default route: <span class="mono">${routing.defaultRoute.join(",")}</span>`
+      }</p>
+<form method="post" action="${base}/routing" class="card row">${csrfField(reply)}
+<div><label for="routes">Routes (<span class="mono">usd:square,stripe;stripe</span>; empty: the default)</label><input id="routes" name="routes" class="mono" maxlength="500" value="${routesAsText(routes.routes)}"></div>
+<div><button type="submit">Save routing</button></div></form>
 <h2>API keys</h2>
 <div class="table-wrap"><table><thead><tr><th>Public key</th><th>Created</th><th>State</th><th><span class="skip">Action</span></th></tr></thead><tbody>
 ${keys.map(
@@ -132,6 +149,27 @@ ${keys.map(
 
   app.get("/operator/groups/:groupId", { schema: { params: groupParams } }, async (request, reply) =>
     renderGroup(request, reply, (request.params as { groupId: string }).groupId),
+  );
+
+  app.post(
+    "/operator/groups/:groupId/routing",
+    { schema: { params: groupParams, body: routingForm } },
+    async (request, reply) => {
+      const { groupId } = request.params as { groupId: string };
+      const routes = routesFromText((request.body as { routes: string }).routes);
+      try {
+        await routing.set(groupId, routes, (saved) =>
+          auditBy(request, groupId, saved.length > 0 ? "routing.set" : "routing.cleared", groupId, {
+            routes: saved,
+          }),
+        );
+        setFlash(request, { kind: "ok", text: "Routing saved." });
+      } catch (error) {
+        if ((error as { code?: string }).code !== "INVALID_REQUEST") throw error;
+        setFlash(request, { kind: "error", text: (error as Error).message });
+      }
+      return reply.redirect(`/operator/groups/${groupId}`, 303);
+    },
   );
 
   app.post(

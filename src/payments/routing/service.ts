@@ -25,12 +25,15 @@ const MAX_ROUTES = 10;
  */
 export class ProcessorRouting {
   readonly cache: GroupCache<RouteRow[]>;
+  /** The installation's default route (PROCESSOR's order), for groups without routes. */
+  readonly defaultRoute: readonly ProcessorName[];
 
   constructor(
     private readonly db: Database,
     private readonly processors: ProcessorRegistry,
   ) {
     this.cache = new GroupCache(db, ROUTES_CHANNEL, listRoutes);
+    this.defaultRoute = processors.defaultRoute;
   }
 
   async get(groupId: string): Promise<{ groupId: string; routes: ProcessorRoute[] }> {
