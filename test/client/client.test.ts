@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Checkout, CheckoutError, WebhookVerificationError } from "@checkout-service/client";
-import type { Checkout as ProcessorCheckout } from "../../src/processor/port.ts";
-import { unreachableProcessor } from "../helpers/processor.ts";
+import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -324,16 +323,10 @@ describe("the client and a create still running at a slow processor", () => {
   let checkoutsOpened = 0;
   before(async () => {
     const slow = unreachableProcessor({
-      createCheckout: async (request): Promise<ProcessorCheckout> => {
+      createCheckout: async (request) => {
         checkoutsOpened += 1;
         await new Promise((resolve) => setTimeout(resolve, 1500));
-        return {
-          id: `cs_slow_${request.transactionId}`,
-          url: "https://checkout.processor.example/slow",
-          status: "open",
-          paid: false,
-          paymentRef: null,
-        };
+        return openCheckout(request);
       },
     });
     service = await startTestService({}, { processor: slow });

@@ -1,4 +1,18 @@
-import { type ProcessorAdapter, ProcessorUnavailableError } from "../../src/processor/port.ts";
+import {
+  type Checkout,
+  type CheckoutRequest,
+  type ProcessorAdapter,
+  ProcessorUnavailableError,
+} from "../../src/processor/port.ts";
+
+/** An open checkout, as a processor answers a create. */
+export const openCheckout = (request: CheckoutRequest): Checkout => ({
+  id: `cs_${request.transactionId}`,
+  url: "https://checkout.processor.example/pay",
+  status: "open",
+  paid: false,
+  paymentRef: null,
+});
 
 /** A processor adapter that answers nothing (every call fails as unreachable) unless told otherwise. */
 export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}): ProcessorAdapter {

@@ -1,8 +1,7 @@
 // DESIGN §7: a group's processor routes through the admin API, applied by creates.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Checkout } from "../../src/processor/port.ts";
-import { unreachableProcessor } from "../helpers/processor.ts";
+import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 describe("processor routing per group (admin API)", () => {
@@ -80,15 +79,9 @@ describe("a payment no processor of its route takes", () => {
   before(async () => {
     const usdOnly = unreachableProcessor({
       takes: (currency) => currency === "usd",
-      createCheckout: async (request): Promise<Checkout> => {
+      createCheckout: async (request) => {
         opened += 1;
-        return {
-          id: `cs_${request.transactionId}`,
-          url: "https://pay.example/x",
-          status: "open",
-          paid: false,
-          paymentRef: null,
-        };
+        return openCheckout(request);
       },
     });
     service = await startTestService({}, { processor: usdOnly });
