@@ -2,7 +2,7 @@
 // `npm run check:layers` runs it; CI fails on any violation.
 const PLUMBING = "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs)/|^src/config\\.ts$";
 const INTERFACES =
-  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi)/|^src/[^/]+/routes/|^src/(app|main)\\.ts$";
+  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi)/|^src/[^/]+/routes/|^src/(app|main|processors)\\.ts$";
 const DOMAIN = "^src/(payments|webhooks|merchants|accounts)/";
 
 module.exports = {
@@ -49,6 +49,13 @@ module.exports = {
       comment: "Stripe's names stay inside its adapter: the `stripe` package is imported nowhere else.",
       from: { path: "^src/", pathNot: "^src/processor/stripe/" },
       to: { path: "node_modules/stripe/" },
+    },
+    {
+      name: "square-only-in-its-adapter",
+      severity: "error",
+      comment: "Square's names stay inside its adapter: the `square` package is imported nowhere else.",
+      from: { path: "^src/", pathNot: "^src/processor/square/" },
+      to: { path: "node_modules/square/" },
     },
     {
       name: "sandbox-imports-nothing-of-the-service",

@@ -360,6 +360,7 @@ async function explainPaths(side: Side): Promise<string> {
             cancelUrl: "https://c.example",
             webhookUrl: null,
             droppedWebhookHost: null,
+            failovers: [],
           },
           {
             status: "processing",

@@ -58,11 +58,11 @@ import routingRoutes from "./payments/routes/routing.ts";
 import triggerRoute, { type SandboxSimulator } from "./payments/routes/trigger.ts";
 import type { ProcessorAdapter } from "./processor/port.ts";
 import { ProcessorRegistry } from "./processor/registry.ts";
-import { stripeAdapter } from "./processor/stripe/adapter.ts";
-import { createSandbox, type Sandbox } from "./sandbox/app.ts";
+import { createSandboxFor, makeProcessors, sandboxAccounts } from "./processors.ts";
+import type { Sandbox } from "./sandbox/app.ts";
+import type { ProcessorSimulation } from "./sandbox/simulation.ts";
 import { adminTokenFile } from "./settings/admin-token-file.ts";
 import { installationSecret } from "./settings/installation-secrets.ts";
-import { sandboxObjectStore } from "./settings/sandbox-objects.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "./web/plugin.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookOutbox } from "./webhooks/outbox.ts";
@@ -109,8 +109,8 @@ export interface StartOptions {
    * here.
    */
   opening?: Promise<Database>;
-  /** Replaces the Stripe adapter (tests of processor failures). */
-  processor?: ProcessorAdapter;
+  /** Replaces the processors PROCESSOR names, in route order (tests of processor failures). */
+  processors?: ProcessorAdapter[];
   /** Skip background workers (tests that drive them by hand). */
   workers?: boolean;
   /** Replaces DNS for webhook sends (tests of the unreachable-host rule). */
@@ -151,13 +151,21 @@ function buildServices(
   const outbox = new WebhookOutbox();
   const webhooks = new WebhookService(db, outbox);
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
-  const payments = createPayments({ db, processors, outbox, config, log });
+  const metrics = new Metrics(() => webhooks.queueDepth());
+  const payments = createPayments({
+    db,
+    processors,
+    outbox,
+    config,
+    log,
+    onFailover: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
+  });
   return {
     config,
     db,
     processors,
     outbox,
-    metrics: new Metrics(() => webhooks.queueDepth()),
+    metrics,
     payments,
     webhooks,
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
@@ -178,15 +186,17 @@ function buildServices(
 /** `checkout trigger` reaches the in-process sandbox through the service, never on its own port. */
 const sandboxSimulator = (sandbox: Sandbox): SandboxSimulator => {
   // As the sandbox's own endpoints do: every change is stored before the answer.
-  const stored = async (change: () => unknown) => {
-    change();
+  const stored = async (id: string, change: (simulation: ProcessorSimulation) => unknown) => {
+    const simulation = sandbox.simulationOf(id);
+    if (!simulation) throw new Error(`the sandbox has no object ${id}`);
+    change(simulation);
     await sandbox.state.flush();
   };
   return {
-    pay: (sessionId, outcome) => stored(() => sandbox.payments.attempt(sessionId, outcome)),
-    expire: (sessionId) => stored(() => sandbox.payments.expire(sessionId)),
-    refund: (paymentIntentId) => stored(() => sandbox.payments.refund(paymentIntentId, {})),
-    dispute: (paymentIntentId) => stored(() => sandbox.payments.dispute(paymentIntentId)),
+    pay: (checkoutId, outcome) => stored(checkoutId, (simulation) => simulation.attempt(checkoutId, outcome)),
+    expire: (checkoutId) => stored(checkoutId, (simulation) => simulation.expire(checkoutId)),
+    refund: (paymentId) => stored(paymentId, (simulation) => simulation.refund(paymentId, undefined)),
+    dispute: (paymentId) => stored(paymentId, (simulation) => simulation.dispute(paymentId)),
   };
 };
 
@@ -234,6 +244,13 @@ async function registerRoutes(
     isDraining,
     logLevel: probeLogLevel,
     roles: config.serviceRoles,
+    processors: () =>
+      Object.fromEntries(
+        services.processors.defaultRoute.map((name) => [
+          name,
+          { status: services.payments.breakers.status(name) },
+        ]),
+      ),
   });
   // A workers-only instance answers its probes and metrics, nothing else.
   if (!config.serviceRoles.includes("api")) return;
@@ -344,7 +361,7 @@ async function registerRoutes(
       sessionSecret,
       secure: new URL(config.publicUrl).protocol === "https:",
       publicHost: isLocalUrl(config.publicUrl) ? null : new URL(config.publicUrl).host,
-      sandbox: config.processor === "sandbox",
+      sandbox: config.sandbox,
     });
     await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "merchant" });
     await web.register(accountPages, { accounts, twoFactor: services.twoFactor, kind: "operator" });
@@ -487,7 +504,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (config.adminToken !== undefined && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
       app.log.warn(
         `ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: anyone who guesses it controls every group. ` +
-          "Leave it unset to have a strong one generated (PROCESSOR=stripe refuses to start with it).",
+          "Leave it unset to have a strong one generated (a real PROCESSOR refuses to start with it).",
       );
     }
     await admin.start();
@@ -496,52 +513,29 @@ export async function startService(config: Config, options: StartOptions = {}): 
     let serviceUrl: string | undefined;
     let sandbox: Sandbox | undefined;
     let sandboxUrl: string | undefined;
-    let processorKeys = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret };
     const { box, madeKeyFile } = secretBoxFor(config);
     keyFileMadeNow = madeKeyFile;
-    if (config.processor === "sandbox" && !options.processor) {
-      // Never a well-known secret: the sandbox's API key and what signs its events are made per
-      // installation and kept with the data, unless STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET say.
-      const secretKey =
-        config.stripeSecretKey ??
-        (await installationSecret(db, box, "sandbox_api_key", () => `sk_test_${randomToken(18)}`));
-      const webhookSecret =
-        config.stripeWebhookSecret ??
-        (await installationSecret(
-          db,
-          box,
-          "sandbox_webhook_secret",
-          () => `whsec_${randomBytes(32).toString("base64")}`,
-        ));
-      processorKeys = { secretKey, webhookSecret };
-      sandbox = await createSandbox({
-        eventsUrl: () => serviceUrl && `${serviceUrl}/processor/webhooks/stripe`,
-        webhookSecret,
-        apiKey: secretKey,
-        logLevel: config.logLevel,
-        store: sandboxObjectStore(db),
-      });
+    let emulated: Parameters<typeof makeProcessors>[2];
+    if (config.sandbox && !options.processors) {
+      const accounts = await sandboxAccounts(config, db, box);
+      sandbox = await createSandboxFor(config, accounts, db, () => serviceUrl);
       const sandboxApp = sandbox.app;
       stoppers.push(() => sandboxApp.close());
       sandboxUrl = await listenOn(sandboxApp, "SANDBOX_PORT", config.sandboxPort, config.sandboxHost);
+      emulated = { url: sandboxUrl, accounts, serviceUrl: () => serviceUrl };
       if (!isLocalUrl(config.publicUrl)) {
         app.log.warn(
           { publicUrl: config.publicUrl },
           "THE SANDBOX PROCESSOR IS RUNNING while PUBLIC_URL is not local: no real money moves and any " +
-            "payment can be completed by hand. Set PROCESSOR=stripe for a real installation.",
+            "payment can be completed by hand. Set PROCESSOR=stripe (or square) for a real installation.",
         );
       }
     }
-    const processor =
-      options.processor ??
-      stripeAdapter({
-        secretKey: processorKeys.secretKey ?? "",
-        webhookSecret: processorKeys.webhookSecret ?? "",
-        apiUrl: config.stripeApiUrl ?? sandboxUrl,
-      });
-
-    if (!sandbox) checkCheckoutLifetime(config, processor);
-    const services = buildServices(config, db, box, new ProcessorRegistry(processor), app.log);
+    const adapters = options.processors ?? (await makeProcessors(config, app.log, emulated));
+    if (!config.sandbox) for (const adapter of adapters) checkCheckoutLifetime(config, adapter);
+    const [first, ...others] = adapters;
+    if (!first) throw new ConfigError("no processor is enabled");
+    const services = buildServices(config, db, box, new ProcessorRegistry(first, others), app.log);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());

@@ -1,6 +1,8 @@
 import packageJson from "../package.json" with { type: "json" };
 
-export type ProcessorMode = "sandbox" | "stripe";
+/** The processors PROCESSOR may name, as payments carry them. */
+export const PROCESSORS = ["stripe", "square"] as const;
+export type ConfiguredProcessor = (typeof PROCESSORS)[number];
 
 export interface Config {
   version: string;
@@ -16,13 +18,32 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   metricsToken: string | undefined;
-  processor: ProcessorMode;
+  /** PROCESSOR=sandbox: both processors, emulated by the built-in sandbox. */
+  sandbox: boolean;
+  /** The enabled processors in PROCESSOR's order: the installation's default route. */
+  processors: readonly ConfiguredProcessor[];
   sandboxPort: number;
   sandboxHost: string;
   /** Unset in sandbox mode: the sandbox then makes its own per installation. */
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
   stripeApiUrl: string | undefined;
+  square: {
+    /** Unset in sandbox mode, as Stripe's keys. */
+    accessToken: string | undefined;
+    locationId: string | undefined;
+    webhookSignatureKey: string | undefined;
+    apiUrl: string | undefined;
+    /** The notification URL as registered at Square: its signature covers it. */
+    webhookUrl: string;
+  };
+  /** The longest one processor is given to answer a create before the next is tried. */
+  processorCreateTimeoutMs: number;
+  /** Unknown outcomes in a row that open a processor's breaker, and how long it stays open. */
+  processorBreakerFailures: number;
+  processorBreakerMs: number;
+  /** How often abandoned checkout attempts are looked for and closed at their processor. */
+  abandonedCheckoutSweepMs: number;
   checkoutTtlSeconds: number;
   idempotencyLeaseSeconds: number;
   webhookRetryDelaysMs: number[];
@@ -134,8 +155,29 @@ function retryDelays(raw: string): number[] {
   return parts.map((part) => Math.round(Number(part) * 1000));
 }
 
+/**
+ * PROCESSOR: `sandbox` (both processors, emulated; the default route stripe,square), or a list of
+ * real ones (`stripe`, `square`, `stripe,square`, `square,stripe`) whose order is the default route.
+ */
+function processorList(env: Env): {
+  sandbox: boolean;
+  processors: ConfiguredProcessor[];
+  named: string;
+} {
+  const named = (env.PROCESSOR || "sandbox").replace(/\s+/g, "");
+  if (named === "sandbox") return { sandbox: true, processors: [...PROCESSORS], named };
+  const names = named.split(",");
+  if (
+    names.some((name) => !(PROCESSORS as readonly string[]).includes(name)) ||
+    new Set(names).size !== names.length
+  ) {
+    throw bad("PROCESSOR", named, `sandbox, or a list of ${PROCESSORS.join(", ")}, e.g. "stripe,square"`);
+  }
+  return { sandbox: false, processors: names as ConfiguredProcessor[], named };
+}
+
 /** SERVICE_ROLES: "api", "workers" or both (the default), comma-separated. */
-function serviceRoles(env: Env, processor: string): ServiceRole[] {
+function serviceRoles(env: Env, sandbox: boolean): ServiceRole[] {
   const raw = env.SERVICE_ROLES || SERVICE_ROLES.join(",");
   const roles = [...new Set(raw.split(",").map((part) => part.trim()))];
   if (roles.length === 0 || roles.some((role) => !(SERVICE_ROLES as readonly string[]).includes(role))) {
@@ -143,7 +185,7 @@ function serviceRoles(env: Env, processor: string): ServiceRole[] {
   }
   // The built-in sandbox runs inside the instance that serves the API; another one would be a
   // second processor with its own state.
-  if (processor === "sandbox" && !roles.includes("api")) {
+  if (sandbox && !roles.includes("api")) {
     throw bad(
       "SERVICE_ROLES",
       raw,
@@ -180,6 +222,15 @@ export const ENVIRONMENT_VARIABLES = [
   "STRIPE_SECRET_KEY",
   "STRIPE_WEBHOOK_SECRET",
   "STRIPE_API_URL",
+  "SQUARE_ACCESS_TOKEN",
+  "SQUARE_LOCATION_ID",
+  "SQUARE_WEBHOOK_SIGNATURE_KEY",
+  "SQUARE_API_URL",
+  "SQUARE_WEBHOOK_URL",
+  "PROCESSOR_CREATE_TIMEOUT_MS",
+  "PROCESSOR_BREAKER_FAILURES",
+  "PROCESSOR_BREAKER_SECONDS",
+  "ABANDONED_CHECKOUT_SWEEP_MS",
   "CHECKOUT_TTL_SECONDS",
   "IDEMPOTENCY_LEASE_SECONDS",
   "WEBHOOK_RETRY_DELAYS",
@@ -209,25 +260,31 @@ export const ENVIRONMENT_VARIABLES = [
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const publicUrl = httpUrl("PUBLIC_URL", env.PUBLIC_URL || `http://localhost:${port}`);
-  const processor = oneOf(env, "PROCESSOR", ["sandbox", "stripe"] as const, "sandbox");
-  if (processor === "stripe" && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
-    throw new ConfigError("PROCESSOR=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
+  const { sandbox, processors, named } = processorList(env);
+  const live = !sandbox;
+  const required: Record<ConfiguredProcessor, string[]> = {
+    stripe: ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"],
+    square: ["SQUARE_ACCESS_TOKEN", "SQUARE_LOCATION_ID", "SQUARE_WEBHOOK_SIGNATURE_KEY"],
+  };
+  for (const processor of live ? processors : []) {
+    const missing = required[processor].find((name) => !env[name]);
+    if (missing) throw new ConfigError(`PROCESSOR=${named} needs ${missing}`);
   }
   // Each processor's own bounds are checked against it where the processors are made.
   const checkoutTtlSeconds = integer(env, "CHECKOUT_TTL_SECONDS", 1800, 1, 30 * 86400);
   const adminToken = env.ADMIN_TOKEN || undefined;
   // A guessable admin token is a key to every group: refused where real money moves.
-  if (processor === "stripe" && adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+  if (live && adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     throw bad(
       "ADMIN_TOKEN",
       "[hidden]",
-      `at least ${MIN_ADMIN_TOKEN_LENGTH} characters with PROCESSOR=stripe (or unset, to have one generated)`,
+      `at least ${MIN_ADMIN_TOKEN_LENGTH} characters with PROCESSOR=${named} (or unset, to have one generated)`,
     );
   }
   const secretsKeys = env.SECRETS_KEY ? parseSecretsKeys(env.SECRETS_KEY) : undefined;
-  if (processor === "stripe" && !secretsKeys) {
+  if (live && !secretsKeys) {
     throw new ConfigError(
-      "PROCESSOR=stripe needs SECRETS_KEY (base64 of 32 random bytes, e.g. `openssl rand -base64 32`): " +
+      `PROCESSOR=${named} needs SECRETS_KEY (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`): ` +
         "it seals webhook signing secrets and two-factor secrets at rest",
     );
   }
@@ -247,13 +304,28 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken,
     metricsToken: env.METRICS_TOKEN || undefined,
-    processor,
+    sandbox,
+    processors,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
     // Loopback unless told otherwise: the sandbox has no auth on its simulation endpoints.
     sandboxHost: env.SANDBOX_HOST || "127.0.0.1",
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
     stripeApiUrl: env.STRIPE_API_URL ? httpUrl("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
+    square: {
+      accessToken: env.SQUARE_ACCESS_TOKEN || undefined,
+      locationId: env.SQUARE_LOCATION_ID || undefined,
+      webhookSignatureKey: env.SQUARE_WEBHOOK_SIGNATURE_KEY || undefined,
+      apiUrl: env.SQUARE_API_URL ? httpUrl("SQUARE_API_URL", env.SQUARE_API_URL) : undefined,
+      webhookUrl: httpUrl(
+        "SQUARE_WEBHOOK_URL",
+        env.SQUARE_WEBHOOK_URL || `${publicUrl}/processor/webhooks/square`,
+      ),
+    },
+    processorCreateTimeoutMs: integer(env, "PROCESSOR_CREATE_TIMEOUT_MS", 8000, 10, 14_000),
+    processorBreakerFailures: integer(env, "PROCESSOR_BREAKER_FAILURES", 5, 1, 1000),
+    processorBreakerMs: Math.round(seconds(env, "PROCESSOR_BREAKER_SECONDS", 30, 3600) * 1000),
+    abandonedCheckoutSweepMs: integer(env, "ABANDONED_CHECKOUT_SWEEP_MS", 10_000, 10, 50_000),
     checkoutTtlSeconds,
     idempotencyLeaseSeconds: integer(env, "IDEMPOTENCY_LEASE_SECONDS", 90, 1, 86400),
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS || "5,30,30"),
@@ -276,7 +348,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustProxy(env.TRUST_PROXY),
-    serviceRoles: serviceRoles(env, processor),
+    serviceRoles: serviceRoles(env, sandbox),
     secretsKeys,
     operatorsRequire2fa: oneOf(env, "OPERATORS_REQUIRE_2FA", ["true", "false"] as const, "false") === "true",
     smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,

@@ -43,7 +43,7 @@ async function main() {
   const service = await startService(config, { opening });
   const { merchants } = service.services;
   const adminToken = service.adminAuth.unclaimed;
-  if (config.processor === "sandbox") {
+  if (config.sandbox) {
     // The demo group's live keys exist only where no real money can move.
     const demo = await merchants.createDemoGroupIfEmpty(config.publicUrl);
     if (!demo && (await merchants.demoFollowsPublicUrl(config.publicUrl))) {

@@ -63,9 +63,13 @@ describe("a crash while the processor answers a create", () => {
   before(async () => {
     dataDir = await migratedDataDir("checkout-crash-");
     sandbox = await createSandbox({
-      eventsUrl: () => undefined,
-      webhookSecret: WEBHOOK_SECRET,
-      apiKey: "sk_test_crash",
+      stripe: { eventsUrl: () => undefined, webhookSecret: WEBHOOK_SECRET, apiKey: "sk_test_crash" },
+      square: {
+        eventsUrl: () => undefined,
+        signatureKey: "unused",
+        accessToken: "unused",
+        locationId: "LSANDBOX",
+      },
       logLevel: "silent",
     });
     await sandbox.app.listen({ port: 0, host: "127.0.0.1" });

@@ -90,9 +90,9 @@ describe("deployment files stay in step with the code", () => {
       );
       const config = loadConfig(filled);
       assert.equal(
-        config.processor,
-        "stripe",
-        "several instances need a shared processor, not in-memory sandboxes",
+        config.sandbox,
+        false,
+        "several instances need shared processors, not in-memory sandboxes",
       );
       assert.ok(config.databaseUrl && config.redisUrl);
       assert.match(

@@ -148,26 +148,42 @@ program
 program
   .command("sandbox")
   .description(
-    "run the sandbox processor alone on SANDBOX_PORT (needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)",
+    "run the sandbox processors (Stripe's and Square's) alone on SANDBOX_PORT, with the installation's " +
+      "sandbox keys (from DATABASE_URL/DATA_DIR, or STRIPE_*/SQUARE_* when set); events go to PUBLIC_URL",
   )
-  .action(async () => {
-    const [{ loadConfig }, { createSandbox }] = await Promise.all([
+  .action(async (_options, command: Command) => {
+    const [
+      { loadConfig },
+      { openDatabase },
+      { migrate },
+      { securePrivateDataDir },
+      { secretBoxFor },
+      processors,
+    ] = await Promise.all([
       import("../config.ts"),
-      import("../sandbox/app.ts"),
+      import("../db/open.ts"),
+      import("../db/migrate.ts"),
+      import("../db/data-dir.ts"),
+      import("../crypto/keys.ts"),
+      import("../processors.ts"),
     ]);
     const config = loadConfig();
-    const webhookSecret = config.stripeWebhookSecret;
-    const apiKey = config.stripeSecretKey;
-    if (!webhookSecret || !apiKey)
-      throw new CliError("checkout sandbox needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
-    const sandbox = await createSandbox({
-      eventsUrl: () => `${config.publicUrl}/processor/webhooks/stripe`,
-      webhookSecret,
-      apiKey,
-      logLevel: config.logLevel,
-    });
+    securePrivateDataDir(config.dataDir);
+    const db = await openDatabase(config);
+    await migrate(db);
+    const accounts = await processors.sandboxAccounts(config, db, secretBoxFor(config).box);
+    const sandbox = await processors.createSandboxFor(config, accounts, db, () => config.publicUrl);
     await sandbox.app.listen({ port: config.sandboxPort, host: config.sandboxHost });
-    const stop = () => void sandbox.app.close().then(() => process.exit(0));
+    out(command)({
+      sandboxUrl: `http://${config.sandboxHost}:${config.sandboxPort}`,
+      eventsTo: `${config.publicUrl}/processor/webhooks/{stripe,square}`,
+      message: "the service must use the same database (or the same STRIPE_*/SQUARE_* keys) to talk to it",
+    });
+    const stop = () =>
+      void sandbox.app
+        .close()
+        .then(() => db.close())
+        .then(() => process.exit(0));
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });

@@ -36,12 +36,14 @@ export interface HealthOptions {
   isDraining: () => boolean;
   /** What this instance runs (SERVICE_ROLES), said by /health (the probes keep the spec's bodies). */
   roles: readonly string[];
+  /** Each enabled processor's breaker: `skipped` while creates pass it over; never unhealthy. */
+  processors: () => Record<string, { status: "ok" | "skipped" }>;
 }
 
 /** Spec §4.5: public health endpoints. */
 const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
   app,
-  { db, version, redis, isDraining, roles },
+  { db, version, redis, isDraining, roles, processors },
 ) => {
   // For load balancers and orchestrators, not API clients: documented in docs/deploy.md, not in the OpenAPI document.
   const schema = { tags: ["health"], security: [], hide: true };
@@ -58,6 +60,7 @@ const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
         ...(redis && {
           redis: { ...redis.state(), usedFor: "rate limits (per-instance memory while unavailable)" },
         }),
+        processors: processors(),
       },
       roles,
     };

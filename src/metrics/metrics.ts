@@ -7,6 +7,7 @@ export class Metrics {
   readonly webhookDeliveries: Counter<"outcome">;
   readonly webhookAttemptSeconds: Histogram<"outcome">;
   readonly webhookFirstAttemptDelaySeconds: Histogram;
+  readonly processorFailovers: Counter<"from" | "to" | "reason">;
 
   /** `queueDepth` is read on each scrape. */
   constructor(queueDepth: () => Promise<number>) {
@@ -35,6 +36,12 @@ export class Metrics {
       name: "webhook_first_attempt_delay_seconds",
       help: "Time from the status change to the first delivery attempt",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers: [this.registry],
+    });
+    this.processorFailovers = new Counter({
+      name: "checkout_processor_failovers_total",
+      help: "Creates that passed a processor over for the next of the route ('none': no next), by reason",
+      labelNames: ["from", "to", "reason"],
       registers: [this.registry],
     });
     new Gauge({

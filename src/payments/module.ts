@@ -6,6 +6,9 @@ import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import { PaymentWriter } from "./core/writer.ts";
+import { AbandonedCheckouts } from "./create/abandoned.ts";
+import { ProcessorBreakers } from "./create/breakers.ts";
+import { Failover, type FailoverListener } from "./create/failover.ts";
 import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
 import { Expiry } from "./expiry/service.ts";
@@ -21,6 +24,9 @@ export interface Payments {
   safeSites: ActiveSafeSites;
   /** Which processors each group's payments go to; its cache is started with the service. */
   routing: ProcessorRouting;
+  /** Each processor's breaker: whether creates skip it (shown on /health). */
+  breakers: ProcessorBreakers;
+  abandoned: AbandonedCheckouts;
   queries: PaymentQueries;
   processorEvents: ProcessorEvents;
   refunds: Refunds;
@@ -34,6 +40,7 @@ export function createPayments(options: {
   outbox: WebhookOutbox;
   config: Config;
   log: FastifyBaseLogger;
+  onFailover: FailoverListener;
 }): Payments {
   const { db, processors, outbox, config, log } = options;
   const writer = new PaymentWriter(db, outbox, log);
@@ -41,10 +48,25 @@ export function createPayments(options: {
   const refunds = new Refunds(db, processors, queries, config, log);
   const safeSites = new ActiveSafeSites(db);
   const routing = new ProcessorRouting(db, processors);
+  const breakers = new ProcessorBreakers({
+    failures: config.processorBreakerFailures,
+    openMs: config.processorBreakerMs,
+  });
+  // An attempt is asked about again after the sweep after next: long enough for a slow answer.
+  const abandoned = new AbandonedCheckouts(db, processors, config.abandonedCheckoutSweepMs * 2, log);
+  const failover = new Failover(
+    breakers,
+    abandoned,
+    config.processorCreateTimeoutMs,
+    options.onFailover,
+    log,
+  );
   return {
-    creation: new PaymentCreation(db, routing, writer, queries, safeSites, config, log),
+    creation: new PaymentCreation(db, routing, failover, writer, queries, safeSites, config, log),
     safeSites,
     routing,
+    breakers,
+    abandoned,
     queries,
     processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
     refunds,
@@ -58,6 +80,12 @@ export function startPaymentWorkers(payments: Payments, config: Config, log: Fas
   const workers = [
     startPeriodic("expiry sweep", config.expirySweepIntervalMs, () => payments.expiry.expireDue(), log),
     startPeriodic("refund settling", config.refundSettleIntervalMs, () => payments.refunds.settleDue(), log),
+    startPeriodic(
+      "abandoned checkouts",
+      config.abandonedCheckoutSweepMs,
+      () => payments.abandoned.closeDue(),
+      log,
+    ),
   ];
   if (config.reconcileIntervalHours > 0) {
     const intervalMs = config.reconcileIntervalHours * 3_600_000;

@@ -14,6 +14,8 @@ export interface CheckoutRequest {
   amount: number;
   currency: Currency;
   customerEmail: string;
+  /** The one line the customer sees on the processor's page. */
+  lineItemName: string;
   /** Where the processor sends the customer back: always our own /return/:token URLs. */
   returnUrl: string;
   expiresAt: Date;
@@ -111,6 +113,10 @@ export interface ProcessorAdapter {
   readonly limits: ProcessorLimits;
   /** Whether the processor takes payments in this currency (lowercase ISO 4217). */
   takes(currency: Currency): boolean;
+  /**
+   * Opens a checkout. Throws ProcessorRefusedError for a definite refusal (nothing opened),
+   * ProcessorUnavailableError when the outcome is unknown (one may have been opened).
+   */
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */
   lookUpCheckout(checkoutId: string): Promise<Checkout>;
@@ -134,9 +140,19 @@ export interface ProcessorAdapter {
   ): ProcessorEvent;
 }
 
+/** Why a processor's answer is unknown: what failover and its metric name. */
+export type UnknownOutcome = "timeout" | "connection" | "server_error" | "rate_limited";
+
 /** The processor could not be asked, or did not answer: what it did is unknown. */
 export class ProcessorUnavailableError extends Error {
   override readonly name = "ProcessorUnavailableError";
+
+  constructor(message: string, options?: { cause?: unknown; outcome?: UnknownOutcome }) {
+    super(message, options);
+    this.outcome = options?.outcome ?? "connection";
+  }
+
+  readonly outcome: UnknownOutcome;
 }
 
 /** The processor answered with a definite refusal: nothing was carried out. */

@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 
+/** The processors the sandbox emulates; each has its own API, events and faults. */
+export type SandboxProcessor = "stripe" | "square";
+
 /** Stripe-shaped objects, trimmed to the fields the service and the SDK read. */
 export interface SandboxSession {
   id: string;
@@ -13,6 +16,8 @@ export interface SandboxSession {
   amount_total: number;
   currency: string;
   customer_email: string | null;
+  /** The one line item's name (Stripe keeps it on the line item; the test page shows it). */
+  line_item_name?: string;
   expires_at: number;
   success_url: string;
   cancel_url: string;
@@ -70,7 +75,80 @@ export interface SandboxRefund {
   created: number;
 }
 
+/** Square-shaped objects (snake_case JSON, as Square's REST API), trimmed to what the SDK reads. */
+export interface SquareMoney {
+  amount: number;
+  currency: string;
+}
+
+export interface SquarePaymentLink {
+  id: string;
+  version: number;
+  order_id: string;
+  url: string;
+  long_url: string;
+  created_at: string;
+  checkout_options: { redirect_url: string };
+  pre_populated_data: { buyer_email?: string };
+}
+
+export interface SquareOrder {
+  id: string;
+  location_id: string;
+  reference_id?: string;
+  line_items: { uid: string; name: string; quantity: string; base_price_money: SquareMoney }[];
+  total_money: SquareMoney;
+  tenders?: { id: string; payment_id: string; type: "CARD"; amount_money: SquareMoney }[];
+  state: "OPEN" | "COMPLETED" | "CANCELED";
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SquarePayment {
+  id: string;
+  amount_money: SquareMoney;
+  total_money: SquareMoney;
+  refunded_money?: SquareMoney;
+  status: "APPROVED" | "COMPLETED" | "FAILED" | "CANCELED";
+  order_id: string;
+  location_id: string;
+  refund_ids?: string[];
+  buyer_email_address?: string;
+  source_type: "CARD";
+  /** Set by the refund-failure test card (not Square's: the sandbox's own marker). */
+  refunds_fail?: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SquareRefund {
+  id: string;
+  status: "PENDING" | "COMPLETED" | "REJECTED" | "FAILED";
+  amount_money: SquareMoney;
+  payment_id: string;
+  order_id: string;
+  location_id: string;
+  reason?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SquareDispute {
+  id: string;
+  dispute_id: string;
+  amount_money: SquareMoney;
+  reason: "NOT_AS_DESCRIBED";
+  state: "EVIDENCE_REQUIRED" | "WON" | "LOST";
+  disputed_payment: { payment_id: string };
+  location_id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface RecordedRequest {
+  processor: SandboxProcessor;
   method: string;
   path: string;
   at: string;
@@ -96,7 +174,51 @@ export interface RefundFault {
   remaining: number;
 }
 
-type Kind = "session" | "payment_intent" | "charge" | "dispute" | "refund" | "idempotency";
+/** The same for checkout creates, plus `outage`: every call of the processor answers 503. */
+export interface CheckoutFault {
+  mode: RefundFault["mode"] | "outage";
+  remaining: number;
+}
+
+export interface ProcessorFaults {
+  checkouts: CheckoutFault | null;
+  refunds: RefundFault | null;
+}
+
+type Kind =
+  | "session"
+  | "payment_intent"
+  | "charge"
+  | "dispute"
+  | "refund"
+  | "idempotency"
+  | "square_link"
+  | "square_order"
+  | "square_payment"
+  | "square_refund"
+  | "square_dispute";
+
+/** Square's ids: upper-case letters and digits. */
+export const squareId = (): string =>
+  randomBytes(16)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .toUpperCase()
+    .slice(0, 20)
+    .padEnd(20, "Q");
+
+/** Takes one of a fault's uses, if any are left (an outage lasts until cleared). */
+function take<T extends { mode: string; remaining: number }>(
+  faults: ProcessorFaults,
+  key: keyof ProcessorFaults,
+): T["mode"] | null {
+  const fault = faults[key];
+  if (!fault || fault.remaining <= 0) return null;
+  if (fault.mode === "outage") return fault.mode;
+  fault.remaining--;
+  if (fault.remaining === 0) faults[key] = null;
+  return fault.mode;
+}
 
 /**
  * Everything the sandbox knows. Objects live in memory and, when a store is given, are written
@@ -109,8 +231,16 @@ export class SandboxState {
   readonly disputes = new Map<string, SandboxDispute>();
   readonly refunds = new Map<string, SandboxRefund>();
   readonly idempotentResponses = new Map<string, unknown>();
+  readonly squareLinks = new Map<string, SquarePaymentLink>();
+  readonly squareOrders = new Map<string, SquareOrder>();
+  readonly squarePayments = new Map<string, SquarePayment>();
+  readonly squareRefunds = new Map<string, SquareRefund>();
+  readonly squareDisputes = new Map<string, SquareDispute>();
   readonly requests: RecordedRequest[] = [];
-  refundFault: RefundFault | null = null;
+  readonly faults: Record<SandboxProcessor, ProcessorFaults> = {
+    stripe: { checkouts: null, refunds: null },
+    square: { checkouts: null, refunds: null },
+  };
   private readonly unsaved = new Map<string, { kind: Kind; id: string; body: unknown | undefined }>();
 
   constructor(private readonly store?: SandboxStore) {}
@@ -123,6 +253,11 @@ export class SandboxState {
       dispute: this.disputes,
       refund: this.refunds,
       idempotency: this.idempotentResponses,
+      square_link: this.squareLinks,
+      square_order: this.squareOrders,
+      square_payment: this.squarePayments,
+      square_refund: this.squareRefunds,
+      square_dispute: this.squareDisputes,
     };
     return maps[kind];
   }
@@ -173,12 +308,18 @@ export class SandboxState {
     return session;
   }
 
-  /** Takes one fault for a refund create, if any are left. */
-  takeRefundFault(): RefundFault["mode"] | null {
-    const fault = this.refundFault;
-    if (!fault || fault.remaining <= 0) return null;
-    fault.remaining--;
-    if (fault.remaining === 0) this.refundFault = null;
-    return fault.mode;
+  /** Takes one fault for a refund create at this processor, if any are left. */
+  takeRefundFault(processor: SandboxProcessor): RefundFault["mode"] | null {
+    return take<RefundFault>(this.faults[processor], "refunds");
+  }
+
+  /** Takes one fault for a checkout create at this processor, if any are left. */
+  takeCheckoutFault(processor: SandboxProcessor): CheckoutFault["mode"] | null {
+    return take<CheckoutFault>(this.faults[processor], "checkouts");
+  }
+
+  /** An outage answers every call of the processor with 503 until the faults are cleared. */
+  inOutage(processor: SandboxProcessor): boolean {
+    return this.faults[processor].checkouts?.mode === "outage";
   }
 }

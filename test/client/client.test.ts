@@ -329,7 +329,7 @@ describe("the client and a create still running at a slow processor", () => {
         return openCheckout(request);
       },
     });
-    service = await startTestService({}, { processor: slow });
+    service = await startTestService({}, { processors: [slow] });
     group = await service.createGroup({ name: "Slow processor" });
   });
   after(() => service.close());

@@ -516,12 +516,12 @@ describe("dashboard pages", () => {
       assert.equal(bad.status, 400);
     });
 
-    it("shows and edits a group's processor routing, refusing what is not enabled", async () => {
+    it("shows and edits a group's processor routing, refusing what is not a processor", async () => {
       const routed = await service.createGroup({ name: "Routed by hand" });
       const page = `/operator/groups/${routed.groupId}`;
       assert.match(
         (await operator.get(page)).text,
-        /id="routing">The installation's default route: <span class="mono">stripe</,
+        /id="routing">The installation's default route: <span class="mono">stripe,square</,
       );
       assert.equal((await operator.post(`${page}/routing`, { routes: "USD:stripe; stripe" })).status, 303);
       assert.match(
@@ -532,9 +532,9 @@ describe("dashboard pages", () => {
         (await service.admin("GET", `/admin/v1/groups/${routed.groupId}/routing`)).body.data.routes,
         [{ currency: "usd", processors: ["stripe"] }, { processors: ["stripe"] }],
       );
-      assert.equal((await operator.post(`${page}/routing`, { routes: "square" })).status, 303);
+      assert.equal((await operator.post(`${page}/routing`, { routes: "paypal" })).status, 303);
       const refused = await operator.get(page);
-      assert.match(refused.text, /&quot;square&quot; is not enabled/);
+      assert.match(refused.text, /&quot;paypal&quot; is not enabled/);
       assert.match(refused.text, /usd:stripe;stripe/, "unchanged");
       assert.equal((await operator.post(`${page}/routing`, { routes: "" })).status, 303);
       assert.match((await operator.get(page)).text, /The installation's default route/);

@@ -76,7 +76,7 @@ export const validPayment = (overrides: Record<string, unknown> = {}) => ({
 export async function startTestService(
   env: Record<string, string> = {},
   options: {
-    processor?: ProcessorAdapter;
+    processors?: ProcessorAdapter[];
     workers?: boolean;
     db?: Database;
     webhookResolver?: Resolver;

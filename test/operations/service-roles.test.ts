@@ -33,11 +33,13 @@ describe("an api-only and a workers-only instance on one database", () => {
       },
       {
         db: shared,
-        processor: stripeAdapter({
-          secretKey: "sk_test_suite",
-          webhookSecret: "whsec_roles_test",
-          apiUrl: api.sandboxUrl,
-        }),
+        processors: [
+          stripeAdapter({
+            secretKey: "sk_test_suite",
+            webhookSecret: "whsec_roles_test",
+            apiUrl: api.sandboxUrl,
+          }),
+        ],
       },
     );
     group = await api.createGroup({ name: "Roles" });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { ProcessorRefusedError, ProcessorUnavailableError } from "../../src/processor/port.ts";
 import { unreachableProcessor } from "../helpers/processor.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
 
@@ -180,7 +181,7 @@ describe("POST /api/v1/payments/create", () => {
           [id],
         );
         assert.equal(row?.webhook_url, null, "no webhook may go to an unreachable host");
-        await service.sandbox?.payments.attempt(response.body.data.sessionId, "succeeded");
+        await service.sandbox?.stripe.attempt(response.body.data.sessionId, "succeeded");
         const token = response.body.data.paymentUrl.split("/pay/")[1];
         const back = await service.request("GET", `/return/${token}`);
         assert.equal(back.status, 303);
@@ -302,23 +303,46 @@ describe("POST /api/v1/payments/create", () => {
 describe("processor failure during create", () => {
   let service: TestService;
   let group: TestGroup;
+  let refuse = false;
   before(async () => {
-    service = await startTestService({}, { processor: unreachableProcessor() });
+    const processor = unreachableProcessor({
+      createCheckout: async () => {
+        if (refuse) throw new ProcessorRefusedError("amount too small");
+        throw new ProcessorUnavailableError("connection refused");
+      },
+    });
+    service = await startTestService({}, { processors: [processor] });
     group = await service.createGroup();
   });
   after(() => service.close());
 
-  it("answers 502 PROCESSOR_ERROR and marks the record failed, with no webhook", async () => {
+  const rows = () =>
+    service.services.db.query<{ status: string; completed_at: Date | null }>(
+      "SELECT status, completed_at FROM payments WHERE group_id = $1",
+      [group.groupId],
+    );
+
+  it("answers 502 PROCESSOR_ERROR when the outcome is unknown, keeps nothing, and remembers the attempt", async () => {
     const response = await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" });
     assert.equal(response.status, 502);
     assert.equal(response.body.error.code, "PROCESSOR_ERROR");
-    const rows = await service.services.db.query<{ status: string; completed_at: Date | null }>(
-      "SELECT status, completed_at FROM payments",
+    assert.equal((await rows()).length, 0);
+    const abandoned = await service.services.db.query<{ processor: string; outcome: string }>(
+      "SELECT processor, outcome FROM abandoned_checkouts",
     );
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]?.status, "failed");
-    assert.ok(rows[0]?.completed_at);
-    const events = await service.services.db.query("SELECT * FROM webhook_events");
-    assert.equal(events.length, 0);
+    assert.deepEqual(abandoned, [{ processor: "stripe", outcome: "connection" }]);
+    assert.equal((await service.services.db.query("SELECT * FROM webhook_events")).length, 0);
+  });
+
+  it("answers 502 PROCESSOR_ERROR to a definite refusal and keeps the record failed, with no webhook", async () => {
+    refuse = true;
+    const response = await service.createPayment(group, { webhookUrl: "https://hooks.example.com/x" });
+    assert.equal(response.status, 502);
+    assert.equal(response.body.error.code, "PROCESSOR_ERROR");
+    const [row, ...others] = await rows();
+    assert.equal(others.length, 0);
+    assert.equal(row?.status, "failed");
+    assert.ok(row?.completed_at);
+    assert.equal((await service.services.db.query("SELECT * FROM webhook_events")).length, 0);
   });
 });

@@ -32,7 +32,7 @@ describe("processor intake when the processor cannot be asked", () => {
   const scripted = scriptedProcessor(dispute);
   let service: TestService;
   before(async () => {
-    service = await startTestService({}, { processor: scripted.processor });
+    service = await startTestService({}, { processors: [scripted.processor] });
   });
   after(() => service.close());
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Stripe from "stripe";
-import { stripeSignature } from "../../src/sandbox/events.ts";
+import { stripeSignature } from "../../src/sandbox/stripe/events.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -102,7 +102,10 @@ describe("sandbox faults and lost events", () => {
       (await service.sandboxPost("/sandbox/faults", { refunds: { mode: "error_500", count: 2 } })).status,
       200,
     );
-    assert.deepEqual((await service.sandboxDelete("/sandbox/faults")).body, { refunds: null });
+    assert.deepEqual((await service.sandboxDelete("/sandbox/faults")).body, {
+      checkouts: null,
+      refunds: null,
+    });
   });
 
   it("error_500 refuses without carrying out; the same key then carries it out once", async () => {

@@ -10,7 +10,8 @@ describe("configuration", () => {
     assert.equal(config.publicUrl, "http://localhost:3000");
     assert.equal(config.fallbackUrl, "http://localhost:3000");
     assert.equal(config.databaseUrl, undefined);
-    assert.equal(config.processor, "sandbox");
+    assert.equal(config.sandbox, true);
+    assert.deepEqual(config.processors, ["stripe", "square"]);
     assert.equal(config.sandboxPort, 3001);
     assert.equal(config.checkoutTtlSeconds, 1800);
     assert.deepEqual(config.webhookRetryDelaysMs, [5000, 30000, 30000]);

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import Stripe from "stripe";
-import { ProcessorUnavailableError } from "../../src/processor/port.ts";
+import { ProcessorRefusedError } from "../../src/processor/port.ts";
 import { stripeAdapter } from "../../src/processor/stripe/adapter.ts";
 import { UndiciHttpClient } from "../../src/processor/stripe/undici-http-client.ts";
 
@@ -33,6 +33,7 @@ describe("the Stripe adapter's calls", () => {
     returnUrl: "https://pay.example.com/return/x",
     expiresAt: new Date(Date.now() + 3_600_000),
     idempotencyKey: "checkout-session-unit",
+    lineItemName: "Payment",
   } as const;
 
   it("start without the SDK's call-site stack, and leave the stack limit as it was, also when refused", async () => {
@@ -43,7 +44,7 @@ describe("the Stripe adapter's calls", () => {
       (error: unknown) => error,
     );
     assert.equal(Error.stackTraceLimit, limit);
-    assert.ok(refused instanceof ProcessorUnavailableError);
+    assert.ok(refused instanceof ProcessorRefusedError);
     assert.ok(refused.cause instanceof Stripe.errors.StripeInvalidRequestError);
     assert.match(refused.message, /amount is too small/);
     assert.match(refused.stack ?? "", /\n\s+at /, "our own error keeps its stack");

@@ -345,7 +345,7 @@ describe("GET /api/v1/events/stream and POST /api/v1/sandbox/trigger (DESIGN §6
 
 describe("POST /api/v1/sandbox/trigger without the sandbox", () => {
   it("is not there (404) when the processor is not the in-process sandbox", async () => {
-    const service = await startTestService({}, { processor: unreachableProcessor() });
+    const service = await startTestService({}, { processors: [unreachableProcessor()] });
     try {
       const group = await service.createGroup({ name: "Real money" });
       const answer = await service.api(group, "POST", "/api/v1/sandbox/trigger", {

@@ -5,7 +5,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
 import { reachableUrl } from "../../net/unreachable-host.ts";
-import type { Checkout } from "../../processor/port.ts";
+import type { CheckoutRequest } from "../../processor/port.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { descriptionOf, storedMetadata } from "../core/metadata.ts";
 import type { Currency } from "../core/money.ts";
@@ -14,6 +14,7 @@ import type { PaymentWriter } from "../core/writer.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import type { ProcessorRouting } from "../routing/service.ts";
 import type { CreatePaymentInput, CreatePaymentResult } from "../schemas.ts";
+import type { Failover } from "./failover.ts";
 import { newLinkToken } from "./link-token.ts";
 import type { ActiveSafeSites } from "./safe-sites.ts";
 import { type CreatePlan, insertPayment, type NewPayment } from "./store.ts";
@@ -48,6 +49,7 @@ export class PaymentCreation {
   constructor(
     private readonly db: Database,
     private readonly routing: ProcessorRouting,
+    private readonly failover: Failover,
     private readonly writer: PaymentWriter,
     private readonly queries: PaymentQueries,
     private readonly safeSites: ActiveSafeSites,
@@ -120,49 +122,48 @@ export class PaymentCreation {
       : null;
     const droppedWebhookHost = input.webhookUrl && !webhookUrl ? hostOf(input.webhookUrl) : null;
     if (droppedWebhookHost) this.logDroppedWebhookUrl(id, droppedWebhookHost);
-    const [processor] = await this.routing.candidates(groupId, currency);
-    if (!processor) {
+    const { groupName, processors } = await this.routing.candidates(groupId, currency);
+    if (processors.length === 0) {
       throw new DomainError(
         "NO_ELIGIBLE_PROCESSOR",
         `No processor of this group's route is enabled and takes ${currency.toUpperCase()} payments`,
       );
     }
+    const description = descriptionOf(input.description, metadata);
+    const request: CheckoutRequest = {
+      transactionId: id,
+      amount: input.amount,
+      currency,
+      customerEmail: input.customerEmail,
+      lineItemName: description ?? `Payment to ${groupName}`,
+      returnUrl: `${safeSite.url}/return/${plan.linkToken}`,
+      expiresAt: plan.expiresAt,
+      // The same for a retry of the same plan, so the processor answers with the same checkout.
+      idempotencyKey: `checkout-session-${id}`,
+    };
+    const tried = await this.failover.open(processors, request);
     const payment: NewPayment = {
       plan: { ...plan, safeSite },
       groupId,
-      processor: processor.name,
+      processor: tried.processor.name,
       amount: input.amount,
       currency,
       customerEmail: input.customerEmail,
       customerName: input.customerName ?? null,
-      description: descriptionOf(input.description, metadata),
+      description,
       metadata,
       successUrl: substituteTransactionId(input.successUrl, id),
       cancelUrl: substituteTransactionId(input.cancelUrl, id),
       webhookUrl: webhookUrl?.href ?? null,
       droppedWebhookHost,
+      failovers: tried.passedOver,
     };
-    let checkout: Checkout;
-    try {
-      checkout = await processor.createCheckout({
-        transactionId: id,
-        amount: input.amount,
-        currency,
-        customerEmail: input.customerEmail,
-        returnUrl: `${safeSite.url}/return/${plan.linkToken}`,
-        expiresAt: plan.expiresAt,
-        // The same for a retry of the same plan, so the processor answers with the same checkout.
-        idempotencyKey: `checkout-session-${id}`,
-      });
-    } catch (error) {
-      this.log.warn(
-        { reason: (error as Error).message, transactionId: id },
-        "processor refused the checkout",
-      );
+    if (tried.outcome === "refused") {
       // Kept for the record; the merchant hears of it in the response, so no webhook is sent.
       await insertPayment(this.db, payment, { status: "failed", reason: "processor_error" });
       throw new DomainError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
     }
+    const { checkout } = tried;
     await insertPayment(this.db, payment, {
       status: "processing",
       checkoutId: checkout.id,

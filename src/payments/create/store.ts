@@ -33,6 +33,14 @@ export interface NewPayment {
   webhookUrl: string | null;
   /** The host of a webhookUrl given but dropped as unreachable. */
   droppedWebhookHost: string | null;
+  /** The processors tried before the one that issued the link, and why each was passed over. */
+  failovers: readonly PassedOver[];
+}
+
+/** A processor a create passed over: its answer was unknown, or its breaker was open. */
+export interface PassedOver {
+  processor: string;
+  reason: "timeout" | "connection" | "server_error" | "rate_limited" | "breaker_open";
 }
 
 /** NOTIFY channel (migration 012's trigger): the group id whose SafeSites changed. */
@@ -51,8 +59,9 @@ const INSERT_PAYMENT = prepared(
   `WITH payment AS (
        INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
          metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
-         processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21,
+         processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, processor_failovers,
+         completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21, $22,
          CASE WHEN $3 = 'failed' THEN now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, status
@@ -96,5 +105,6 @@ export async function insertPayment(
     payment.processor,
     processing ? "created" : outcome.reason,
     payment.droppedWebhookHost,
+    payment.failovers.length > 0 ? JSON.stringify(payment.failovers) : null,
   ]);
 }

@@ -6,7 +6,15 @@ import type { ProcessorAdapter, ProcessorName } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { GroupCache } from "../core/group-cache.ts";
 import { CURRENCIES, type Currency } from "../core/money.ts";
-import { groupExists, listRoutes, ROUTES_CHANNEL, type RouteRow, replaceRoutes } from "./store.ts";
+import {
+  type GroupRouting,
+  groupExists,
+  listRoutes,
+  loadGroupRouting,
+  ROUTES_CHANNEL,
+  type RouteRow,
+  replaceRoutes,
+} from "./store.ts";
 
 /** One route as the admin API takes and answers it. */
 export type ProcessorRoute = {
@@ -24,7 +32,7 @@ const MAX_ROUTES = 10;
  * and takes the payment's currency.
  */
 export class ProcessorRouting {
-  readonly cache: GroupCache<RouteRow[]>;
+  readonly cache: GroupCache<GroupRouting>;
   /** The installation's default route (PROCESSOR's order), for groups without routes. */
   readonly defaultRoute: readonly ProcessorName[];
 
@@ -32,7 +40,7 @@ export class ProcessorRouting {
     private readonly db: Database,
     private readonly processors: ProcessorRegistry,
   ) {
-    this.cache = new GroupCache(db, ROUTES_CHANNEL, listRoutes);
+    this.cache = new GroupCache(db, ROUTES_CHANNEL, loadGroupRouting);
     this.defaultRoute = processors.defaultRoute;
   }
 
@@ -61,15 +69,22 @@ export class ProcessorRouting {
     return { groupId, routes: checked };
   }
 
-  /** The processors to try for a payment of the group, in order: each enabled, each taking the currency. */
-  async candidates(groupId: string, currency: Currency): Promise<ProcessorAdapter[]> {
-    const routes = await this.cache.get(groupId);
+  /**
+   * The processors to try for a payment of the group, in order, each enabled and taking the
+   * currency; and the group's name, which a checkout's line item falls back on.
+   */
+  async candidates(
+    groupId: string,
+    currency: Currency,
+  ): Promise<{ groupName: string; processors: ProcessorAdapter[] }> {
+    const { groupName, routes } = await this.cache.get(groupId);
     const route = routes.find((each) => each.currency === null || each.currency === currency);
     const names = route ? route.processors : this.processors.defaultRoute;
-    return names.flatMap((name) => {
+    const processors = names.flatMap((name) => {
       const adapter = this.processors.find(name);
       return adapter?.takes(currency) ? [adapter] : [];
     });
+    return { groupName, processors };
   }
 
   private checked(

@@ -9,6 +9,17 @@ export interface RouteRow {
   processors: string[];
 }
 
+/** What a create reads of a group for its processors: its routes, and its name for the line item. */
+export interface GroupRouting {
+  groupName: string;
+  routes: RouteRow[];
+}
+
+export async function loadGroupRouting(q: Queryable, groupId: string): Promise<GroupRouting> {
+  const [group] = await q.query<{ name: string }>("SELECT name FROM groups WHERE id = $1", [groupId]);
+  return { groupName: group?.name ?? "", routes: await listRoutes(q, groupId) };
+}
+
 export function listRoutes(q: Queryable, groupId: string): Promise<RouteRow[]> {
   return q.query<RouteRow>(
     "SELECT currency, processors FROM processor_routes WHERE group_id = $1 ORDER BY position",

@@ -11,6 +11,7 @@ import {
   ProcessorRefusedError,
   ProcessorUnavailableError,
   type RefundReason,
+  type UnknownOutcome,
 } from "../port.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
 import { UndiciHttpClient } from "./undici-http-client.ts";
@@ -71,6 +72,31 @@ function isDefiniteRefusal(error: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429;
 }
 
+/** Why a Stripe call's outcome is unknown. */
+function unknownOutcomeOf(error: unknown): UnknownOutcome {
+  if (error instanceof Stripe.errors.StripeConnectionError) {
+    return (error.detail as { code?: string } | undefined)?.code === Stripe.HttpClient.TIMEOUT_ERROR_CODE
+      ? "timeout"
+      : "connection";
+  }
+  const status = (error as { statusCode?: number }).statusCode;
+  if (status === 429) return "rate_limited";
+  if (status !== undefined && status >= 500) return "server_error";
+  return "connection";
+}
+
+/** A money call's failure: a definite refusal, or an unknown outcome. */
+function moneyCallError(what: string, error: unknown): Error {
+  const reason = (error as Error).message;
+  if (isDefiniteRefusal(error)) {
+    return new ProcessorRefusedError(`processor refused the ${what}: ${reason}`, { cause: error });
+  }
+  return new ProcessorUnavailableError(`${what} outcome unknown: ${reason}`, {
+    cause: error,
+    outcome: unknownOutcomeOf(error),
+  });
+}
+
 /**
  * Starts an SDK call with no stack frames to capture. The SDK records its caller's stack on every
  * request, formatted at once, only to append it to its own errors; that was 5 % of a create's CPU.
@@ -94,6 +120,7 @@ async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
     if (error instanceof CheckoutNotFoundError) throw error;
     throw new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
       cause: error,
+      outcome: unknownOutcomeOf(error),
     });
   }
 }
@@ -134,10 +161,10 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
     limits: STRIPE_LIMITS,
     // Stripe takes every currency the service does.
     takes: () => true,
-    createCheckout: (request: CheckoutRequest) =>
-      ask("checkout create", async () =>
-        toCheckout(
-          await stripe.checkout.sessions.create(
+    async createCheckout(request: CheckoutRequest): Promise<Checkout> {
+      try {
+        const session = await withoutCallSiteStack(() =>
+          stripe.checkout.sessions.create(
             {
               mode: "payment",
               line_items: [
@@ -146,7 +173,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
                   price_data: {
                     currency: request.currency,
                     unit_amount: request.amount,
-                    product_data: { name: "Payment" },
+                    product_data: { name: request.lineItemName },
                   },
                 },
               ],
@@ -160,8 +187,12 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
             },
             { idempotencyKey: request.idempotencyKey },
           ),
-        ),
-      ),
+        );
+        return toCheckout(session);
+      } catch (error) {
+        throw moneyCallError("checkout create", error);
+      }
+    },
     lookUpCheckout: (checkoutId) => ask("checkout retrieve", () => retrieveCheckout(checkoutId)),
     expireCheckout: (checkoutId) =>
       ask("checkout expire", async () => {
@@ -227,14 +258,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
           ),
         );
       } catch (error) {
-        if (isDefiniteRefusal(error)) {
-          throw new ProcessorRefusedError(`processor refused the refund: ${(error as Error).message}`, {
-            cause: error,
-          });
-        }
-        throw new ProcessorUnavailableError(`refund outcome unknown: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw moneyCallError("refund", error);
       }
     },
     lookUpRefund: (processorRefundId) =>

@@ -1,4 +1,10 @@
-import type { EventSender } from "./events.ts";
+import type { EventSender } from "../events.ts";
+import {
+  type CheckoutView,
+  type ProcessorSimulation,
+  REFUND_FAILURE_CARD,
+  SandboxError,
+} from "../simulation.ts";
 import {
   nowSeconds,
   type SandboxCharge,
@@ -8,35 +14,44 @@ import {
   type SandboxSession,
   type SandboxState,
   sandboxId,
-} from "./state.ts";
+} from "../state.ts";
+import { sendStripeEvent } from "./events.ts";
 
-export const TEST_CARDS = {
-  "4242424242424242": "succeeded",
-  "4000000000000002": "failed",
-  // Pays, and every refund of it is refused, like Stripe's refund-failure test card.
-  "4000000000005126": "succeeded",
-} as const;
-
-export const REFUND_FAILURE_CARD = "4000000000005126";
-
-export class SandboxError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly code = statusCode === 404 ? "resource_missing" : "invalid_request",
-  ) {
-    super(message);
-  }
-}
-
-/** The money movements a real processor would make, each announcing itself with an event. */
-export class SandboxPayments {
+/** The money movements Stripe would make, each announcing itself with a Stripe event. */
+export class StripePayments implements ProcessorSimulation {
   private readonly expiryAnnounced = new Set<string>();
 
   constructor(
     private readonly state: SandboxState,
     private readonly events: EventSender,
   ) {}
+
+  owns(id: string): boolean {
+    return this.state.sessions.has(id) || this.state.paymentIntents.has(id) || this.state.disputes.has(id);
+  }
+
+  checkoutView(checkoutId: string): CheckoutView | undefined {
+    const session = this.state.session(checkoutId);
+    if (!session) return undefined;
+    return {
+      id: session.id,
+      status: session.status,
+      amount: session.amount_total,
+      currency: session.currency,
+      customerEmail: session.customer_email,
+      lineItem: session.line_item_name ?? "Payment",
+      successUrl: session.success_url,
+      back: { url: session.cancel_url, label: "Back" },
+    };
+  }
+
+  paymentOf(checkoutId: string): string | null {
+    return this.state.sessions.get(checkoutId)?.payment_intent ?? null;
+  }
+
+  private send(type: string, object: object): void {
+    sendStripeEvent(this.events, type, object);
+  }
 
   openSession(id: string): SandboxSession {
     const session = this.state.session(id);
@@ -76,7 +91,7 @@ export class SandboxPayments {
     const session = this.openSession(sessionId);
     const intent = this.intentFor(session);
     if (outcome === "failed") {
-      this.events.send("payment_intent.payment_failed", {
+      this.send("payment_intent.payment_failed", {
         ...intent,
         last_payment_error: { code: "card_declined", message: "Your card was declined." },
       });
@@ -102,7 +117,7 @@ export class SandboxPayments {
     this.state.put("charge", charge.id, charge);
     this.state.put("payment_intent", intent.id, intent);
     this.state.put("session", session.id, session);
-    if (!silent) this.events.send("checkout.session.completed", session);
+    if (!silent) this.send("checkout.session.completed", session);
     return session;
   }
 
@@ -121,7 +136,7 @@ export class SandboxPayments {
     session.url = null;
     this.state.put("session", session.id, session);
     this.expiryAnnounced.add(session.id);
-    this.events.send("checkout.session.expired", session);
+    this.send("checkout.session.expired", session);
     return session;
   }
 
@@ -133,14 +148,18 @@ export class SandboxPayments {
   }
 
   /** Forgets a session, as if it never existed: Stripe calls on it answer 404 from now on. */
-  forgetSession(sessionId: string): void {
+  forgetCheckout(sessionId: string): void {
     if (!this.state.sessions.has(sessionId))
       throw new SandboxError(404, `No such checkout.session: '${sessionId}'`);
     this.state.forget("session", sessionId);
   }
 
+  refund(paymentIntentId: string, amount: number | undefined, silent = false): SandboxRefund {
+    return this.carryOutRefund(paymentIntentId, { amount }, silent);
+  }
+
   /** Carries out a refund and announces it, unless `silent` (a lost event). */
-  refund(
+  carryOutRefund(
     paymentIntentId: string,
     options: { amount?: number | undefined; reason?: string | undefined; metadata?: Record<string, string> },
     silent = false,
@@ -172,8 +191,8 @@ export class SandboxPayments {
     this.state.put("charge", charge.id, charge);
     this.state.put("refund", refund.id, refund);
     if (!silent) {
-      this.events.send("charge.refunded", charge);
-      this.events.send("refund.created", refund);
+      this.send("charge.refunded", charge);
+      this.send("refund.created", refund);
     }
     return refund;
   }
@@ -191,7 +210,7 @@ export class SandboxPayments {
       created: nowSeconds(),
     };
     this.state.put("dispute", dispute.id, dispute);
-    if (!silent) this.events.send("charge.dispute.created", dispute);
+    if (!silent) this.send("charge.dispute.created", dispute);
     return dispute;
   }
 
@@ -201,7 +220,7 @@ export class SandboxPayments {
     if (dispute.status !== "needs_response") throw new SandboxError(400, "This dispute is already closed");
     dispute.status = outcome;
     this.state.put("dispute", dispute.id, dispute);
-    if (!silent) this.events.send("charge.dispute.closed", dispute);
+    if (!silent) this.send("charge.dispute.closed", dispute);
     return dispute;
   }
 }

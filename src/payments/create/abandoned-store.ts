@@ -1,0 +1,88 @@
+// Every statement on abandoned_checkouts: remembering a create attempt given up, claiming the due
+// ones, and recording how each ended.
+import type { Queryable } from "../../db/database.ts";
+
+export interface AbandonedRow {
+  id: string;
+  processor: string;
+  idempotency_key: string;
+  transaction_id: string;
+  request: unknown;
+  created_at: Date;
+}
+
+export async function rememberAbandoned(
+  q: Queryable,
+  attempt: {
+    processor: string;
+    idempotencyKey: string;
+    transactionId: string;
+    request: unknown;
+    outcome: string;
+  },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO abandoned_checkouts (processor, idempotency_key, transaction_id, request, outcome)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (processor, idempotency_key) DO UPDATE
+       SET closed_at = NULL, resolution = NULL, next_attempt_at = now(), outcome = EXCLUDED.outcome`,
+    [
+      attempt.processor,
+      attempt.idempotencyKey,
+      attempt.transactionId,
+      JSON.stringify(attempt.request),
+      attempt.outcome,
+    ],
+  );
+}
+
+/** The due attempts, each claimed for `leaseMs` so no other instance takes it meanwhile. */
+export function claimDueAbandoned(q: Queryable, limit: number, leaseMs: number): Promise<AbandonedRow[]> {
+  return q.query<AbandonedRow>(
+    `UPDATE abandoned_checkouts SET next_attempt_at = now() + $2 * interval '1 millisecond', attempts = attempts + 1
+     WHERE id IN (
+       SELECT id FROM abandoned_checkouts WHERE closed_at IS NULL AND next_attempt_at <= now()
+       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING id::text AS id, processor, idempotency_key, transaction_id, request, created_at`,
+    [limit, leaseMs],
+  );
+}
+
+/** Whether a payment of this transaction issued its link through this processor (a retry took the checkout over). */
+export async function checkoutInUse(
+  q: Queryable,
+  transactionId: string,
+  processor: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    "SELECT 1 FROM payments WHERE id = $1 AND processor = $2 AND processor_checkout_id IS NOT NULL",
+    [transactionId, processor],
+  );
+  return rows.length > 0;
+}
+
+export async function closeAbandoned(
+  q: Queryable,
+  id: string,
+  ending: {
+    resolution: "closed" | "in_use" | "paid" | "refused";
+    checkoutId?: string | null;
+    paymentRef?: string | null;
+  },
+): Promise<void> {
+  await q.query(
+    `UPDATE abandoned_checkouts SET closed_at = now(), resolution = $2, checkout_id = $3, payment_ref = $4
+     WHERE id = $1 AND closed_at IS NULL`,
+    [id, ending.resolution, ending.checkoutId ?? null, ending.paymentRef ?? null],
+  );
+}
+
+/** Money landed on an abandoned checkout: an item the operator refunds in full. */
+export async function openOrphanItem(q: Queryable, abandonedId: string, detail: string): Promise<void> {
+  await q.query(
+    `INSERT INTO reconciliation_items (payment_id, kind, detail, abandoned_checkout_id)
+     VALUES (NULL, 'orphan_checkout_paid', $2, $1)
+     ON CONFLICT (abandoned_checkout_id) WHERE abandoned_checkout_id IS NOT NULL DO NOTHING`,
+    [abandonedId, detail],
+  );
+}

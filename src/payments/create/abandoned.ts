@@ -1,0 +1,107 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Database } from "../../db/database.ts";
+import {
+  type CheckoutRequest,
+  ProcessorRefusedError,
+  ProcessorUnavailableError,
+  type UnknownOutcome,
+} from "../../processor/port.ts";
+import type { ProcessorRegistry } from "../../processor/registry.ts";
+import {
+  type AbandonedRow,
+  checkoutInUse,
+  claimDueAbandoned,
+  closeAbandoned,
+  openOrphanItem,
+  rememberAbandoned,
+} from "./abandoned-store.ts";
+
+const BATCH = 50;
+
+/**
+ * Create attempts given up after an unknown outcome (DESIGN §7). The processor may have opened a
+ * checkout whose answer was lost: asked again with the same idempotency key, it names that
+ * checkout (or opens one now), which is then closed, so no orphan stays open for a customer. If
+ * money landed on it first, the operator is given an item to refund it in full.
+ */
+export class AbandonedCheckouts {
+  constructor(
+    private readonly db: Database,
+    private readonly processors: ProcessorRegistry,
+    /** How long a claimed attempt is left alone: also the wait before asking a silent processor again. */
+    private readonly leaseMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  remember(processor: string, request: CheckoutRequest, outcome: UnknownOutcome): Promise<void> {
+    return rememberAbandoned(this.db, {
+      processor,
+      idempotencyKey: request.idempotencyKey,
+      transactionId: request.transactionId,
+      request,
+      outcome,
+    });
+  }
+
+  /** One sweep; how many attempts it ended. */
+  async closeDue(): Promise<number> {
+    let ended = 0;
+    for (const row of await claimDueAbandoned(this.db, BATCH, this.leaseMs)) {
+      if (await this.closeOne(row)) ended++;
+    }
+    return ended;
+  }
+
+  private async closeOne(row: AbandonedRow): Promise<boolean> {
+    // A retry of the same create took this processor's checkout over: it is the payment's now.
+    if (await checkoutInUse(this.db, row.transaction_id, row.processor)) {
+      await closeAbandoned(this.db, row.id, { resolution: "in_use" });
+      return true;
+    }
+    const adapter = this.processors.of(row.processor);
+    const stored = row.request as Omit<CheckoutRequest, "expiresAt"> & { expiresAt: string };
+    const request: CheckoutRequest = { ...stored, expiresAt: new Date(stored.expiresAt) };
+    try {
+      const opened = await adapter.createCheckout(request);
+      // Checked again: a retry may have taken it over while we asked.
+      if (await checkoutInUse(this.db, row.transaction_id, row.processor)) {
+        await closeAbandoned(this.db, row.id, { resolution: "in_use", checkoutId: opened.id });
+        return true;
+      }
+      const closed = await adapter.expireCheckout(opened.id);
+      if (!closed.paid) {
+        await closeAbandoned(this.db, row.id, { resolution: "closed", checkoutId: opened.id });
+        return true;
+      }
+      await this.db.transaction(async (tx) => {
+        await closeAbandoned(tx, row.id, {
+          resolution: "paid",
+          checkoutId: opened.id,
+          paymentRef: closed.paymentRef,
+        });
+        await openOrphanItem(
+          tx,
+          row.id,
+          `${row.processor} took ${request.amount} ${request.currency.toUpperCase()} on checkout ${opened.id} ` +
+            `(payment ${closed.paymentRef ?? "unknown"}), which a create gave up: refund it in full`,
+        );
+      });
+      this.log.warn(
+        { processor: row.processor, checkoutId: opened.id, transactionId: row.transaction_id },
+        "money was taken on an abandoned checkout: listed for the operator to refund",
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ProcessorRefusedError) {
+        await closeAbandoned(this.db, row.id, { resolution: "refused" });
+        return true;
+      }
+      if (!(error instanceof ProcessorUnavailableError)) throw error;
+      this.log.warn(
+        { processor: row.processor, transactionId: row.transaction_id, reason: error.message },
+        "could not close an abandoned checkout: the processor did not answer; asking again later",
+      );
+      return false;
+    }
+  }
+}

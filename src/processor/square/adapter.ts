@@ -1,0 +1,319 @@
+import { type Square, SquareClient, SquareError, SquareTimeoutError } from "square";
+import {
+  type Checkout,
+  CheckoutNotFoundError,
+  type CheckoutRequest,
+  type ProcessorAdapter,
+  type ProcessorDispute,
+  type ProcessorLimits,
+  type ProcessorPayment,
+  type ProcessorRefund,
+  ProcessorRefusedError,
+  ProcessorUnavailableError,
+  type RefundReason,
+  type UnknownOutcome,
+} from "../port.ts";
+import {
+  currencyOf,
+  interpretSquareEvent,
+  minorUnits,
+  toProcessorRefund,
+  verifySquareSignature,
+} from "./events.ts";
+
+export interface SquareAdapterOptions {
+  accessToken: string;
+  locationId: string;
+  webhookSignatureKey: string;
+  /** The notification URL as registered at Square: its signature covers it. */
+  webhookUrl: () => string;
+  /** Any Square-compatible endpoint (the sandbox); unset means Square's production API. */
+  apiUrl?: string | undefined;
+  timeoutMs?: number;
+  onLocationError?: (error: Error) => void;
+}
+
+const SQUARE_PRODUCTION_API = "https://connect.squareup.com";
+
+/** How often the location's currency is asked for again while Square does not answer. */
+const LOCATION_RETRY_MS = 30_000;
+
+/**
+ * Square's payment links never expire (the service deletes them at the payment's expiry), so any
+ * lifetime fits; Square keeps an idempotency key at least 24 hours (23, to be safe).
+ */
+export const SQUARE_LIMITS: ProcessorLimits = {
+  checkoutLifetimeSeconds: { min: 1, max: 365 * 86400 },
+  idempotencyKeyLifetimeMs: 23 * 60 * 60 * 1000,
+};
+
+/** Square's refund reason is free text, shown to the seller: ours in words. */
+const SQUARE_REFUND_REASON: Record<RefundReason, string> = {
+  requested_by_customer: "Requested by customer",
+  duplicate: "Duplicate payment",
+  fraudulent: "Fraudulent payment",
+};
+
+const statusOf = (error: unknown): number | undefined =>
+  error instanceof SquareError ? error.statusCode : undefined;
+
+const isMissing = (error: unknown): boolean => statusOf(error) === 404;
+
+/** As Stripe's: a 4xx other than 409 and 429 is a definite refusal; anything else says nothing. */
+function isDefiniteRefusal(error: unknown): boolean {
+  const status = statusOf(error);
+  return status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429;
+}
+
+function unknownOutcomeOf(error: unknown): UnknownOutcome {
+  if (error instanceof SquareTimeoutError) return "timeout";
+  const status = statusOf(error);
+  if (status === 429) return "rate_limited";
+  if (status !== undefined && status >= 500) return "server_error";
+  return "connection";
+}
+
+function unavailable(what: string, error: unknown): ProcessorUnavailableError {
+  return new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
+    cause: error,
+    outcome: unknownOutcomeOf(error),
+  });
+}
+
+/** A money call's failure: a definite refusal, or an unknown outcome. */
+function moneyCallError(what: string, error: unknown): Error {
+  if (isDefiniteRefusal(error)) {
+    return new ProcessorRefusedError(`processor refused the ${what}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return unavailable(what, error);
+}
+
+/** Any failure to talk to Square, as the neutral unavailable error. */
+async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof CheckoutNotFoundError) throw error;
+    throw unavailable(what, error);
+  }
+}
+
+/** The payment an order was paid with: Square's tender id of a card tender is its payment id. */
+const paymentIdOf = (order: Square.Order | undefined): string | null => {
+  const tender = order?.tenders?.[0];
+  return tender?.paymentId ?? tender?.id ?? null;
+};
+
+export interface SquareAdapter extends ProcessorAdapter {
+  /** Reads the location's currency; resolves once known, rejects on a definite refusal. */
+  readonly ready: Promise<void>;
+}
+
+/**
+ * Square through its official SDK (DESIGN §7): a checkout is a payment link whose order carries
+ * our transaction id as `reference_id`. Links do not expire at Square: expiring one deletes it.
+ */
+export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
+  const client = new SquareClient({
+    token: options.accessToken,
+    baseUrl: options.apiUrl ?? SQUARE_PRODUCTION_API,
+    timeoutInSeconds: (options.timeoutMs ?? 20000) / 1000,
+    maxRetries: 2,
+  });
+  let locationCurrency: string | null = null;
+
+  // A location takes one currency; until it is known, Square takes none.
+  const ready = new Promise<void>((resolve, reject) => {
+    const readLocation = async (): Promise<void> => {
+      try {
+        const { location } = await client.locations.get({ locationId: options.locationId });
+        if (!location?.currency) throw new Error(`location ${options.locationId} has no currency`);
+        locationCurrency = location.currency.toLowerCase();
+        resolve();
+      } catch (error) {
+        if (isDefiniteRefusal(error)) {
+          reject(
+            new Error(`Square refused to read location ${options.locationId}: ${(error as Error).message}`),
+          );
+          return;
+        }
+        options.onLocationError?.(error as Error);
+        setTimeout(() => void readLocation(), LOCATION_RETRY_MS).unref();
+      }
+    };
+    void readLocation();
+  });
+  // A failure is reported through `ready`; nobody else needs to hear it.
+  ready.catch(() => {});
+
+  const orderOf = async (orderId: string | undefined): Promise<Square.Order | undefined> =>
+    orderId ? (await client.orders.get({ orderId })).order : undefined;
+
+  const toCheckout = (link: Square.PaymentLink, order: Square.Order | undefined): Checkout => {
+    const paid = order?.state === "COMPLETED" || (order?.tenders?.length ?? 0) > 0;
+    return {
+      id: link.id ?? "",
+      url: link.url ?? link.longUrl ?? "",
+      status: paid ? "complete" : order?.state === "CANCELED" ? "expired" : "open",
+      paid,
+      paymentRef: paid ? paymentIdOf(order) : null,
+    };
+  };
+
+  const retrieveLink = async (linkId: string): Promise<Square.PaymentLink> => {
+    try {
+      const { paymentLink } = await client.checkout.paymentLinks.get({ id: linkId });
+      if (!paymentLink) throw new CheckoutNotFoundError(`checkout ${linkId} does not exist`);
+      return paymentLink;
+    } catch (error) {
+      if (isMissing(error)) throw new CheckoutNotFoundError(`checkout ${linkId} does not exist`);
+      throw error;
+    }
+  };
+
+  return {
+    name: "square",
+    limits: SQUARE_LIMITS,
+    ready,
+    takes: (currency) => currency === locationCurrency,
+    async createCheckout(request: CheckoutRequest): Promise<Checkout> {
+      try {
+        const answer = await client.checkout.paymentLinks.create({
+          idempotencyKey: request.idempotencyKey,
+          order: {
+            locationId: options.locationId,
+            referenceId: request.transactionId,
+            lineItems: [
+              {
+                name: request.lineItemName,
+                quantity: "1",
+                basePriceMoney: {
+                  amount: BigInt(request.amount),
+                  currency: request.currency.toUpperCase() as Square.Currency,
+                },
+              },
+            ],
+          },
+          checkoutOptions: { redirectUrl: request.returnUrl },
+          prePopulatedData: { buyerEmail: request.customerEmail },
+        });
+        const link = answer.paymentLink;
+        if (!link?.id) throw new Error("Square answered without a payment link");
+        return toCheckout(link, answer.relatedResources?.orders?.[0]);
+      } catch (error) {
+        throw moneyCallError("checkout create", error);
+      }
+    },
+    lookUpCheckout: (linkId) =>
+      ask("checkout retrieve", async () => {
+        const link = await retrieveLink(linkId);
+        return toCheckout(link, await orderOf(link.orderId));
+      }),
+    // Deleting a link cancels its order; a payment that completed first wins.
+    expireCheckout: (linkId) =>
+      ask("checkout expire", async () => {
+        const link = await retrieveLink(linkId);
+        const before = toCheckout(link, await orderOf(link.orderId));
+        if (before.status !== "open") return before;
+        try {
+          await client.checkout.paymentLinks.delete({ id: linkId });
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+        const after = toCheckout(link, await orderOf(link.orderId));
+        return after.paid ? after : { ...after, status: "expired" };
+      }),
+    lookUpPayment: (paymentRef) =>
+      ask("payment look-up", async (): Promise<ProcessorPayment | null> => {
+        let payment: Square.Payment | undefined;
+        try {
+          payment = (await client.payments.get({ paymentId: paymentRef })).payment;
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+        if (!payment) return null;
+        const refunds = await Promise.all(
+          (payment.refundIds ?? []).map(async (refundId) => {
+            const { refund } = await client.refunds.get({ refundId });
+            return refund;
+          }),
+        );
+        const disputes: ProcessorDispute[] = [];
+        for await (const dispute of await client.disputes.list({ locationId: options.locationId })) {
+          if (dispute.disputedPayment?.paymentId !== paymentRef) continue;
+          disputes.push({
+            id: dispute.id ?? dispute.disputeId ?? "",
+            status: disputeStatusOf(dispute.state),
+          });
+        }
+        return {
+          ref: paymentRef,
+          amount: minorUnits(payment.amountMoney) ?? 0,
+          currency: currencyOf(payment.amountMoney) ?? "",
+          amountRefunded: minorUnits(payment.refundedMoney) ?? 0,
+          refunds: refunds.flatMap((refund) => (refund ? [fromSdkRefund(refund)] : [])),
+          disputes,
+        };
+      }),
+    transactionIdOf: (paymentRef) =>
+      ask("payment retrieve", async () => {
+        try {
+          const { payment } = await client.payments.get({ paymentId: paymentRef });
+          return (await orderOf(payment?.orderId))?.referenceId ?? null;
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+      }),
+    async refund(request): Promise<ProcessorRefund> {
+      const payment = await ask("payment retrieve", () =>
+        client.payments.get({ paymentId: request.paymentRef }),
+      );
+      const currency = payment.payment?.amountMoney?.currency;
+      if (!currency) throw new ProcessorRefusedError(`Square has no payment ${request.paymentRef}`);
+      try {
+        const { refund } = await client.refunds.refundPayment({
+          idempotencyKey: request.idempotencyKey,
+          paymentId: request.paymentRef,
+          amountMoney: { amount: BigInt(request.amount), currency },
+          ...(request.reason && { reason: SQUARE_REFUND_REASON[request.reason] }),
+        });
+        if (!refund) throw new Error("Square answered without a refund");
+        return fromSdkRefund(refund);
+      } catch (error) {
+        throw moneyCallError("refund", error);
+      }
+    },
+    lookUpRefund: (processorRefundId) =>
+      ask("refund retrieve", async () => {
+        try {
+          const { refund } = await client.refunds.get({ refundId: processorRefundId });
+          return refund ? fromSdkRefund(refund) : null;
+        } catch (error) {
+          if (isMissing(error)) return null;
+          throw error;
+        }
+      }),
+    parseEvent: (rawBody, headers) => {
+      verifySquareSignature(
+        rawBody,
+        headers["x-square-hmacsha256-signature"],
+        options.webhookSignatureKey,
+        options.webhookUrl(),
+      );
+      return interpretSquareEvent(rawBody);
+    },
+  };
+}
+
+const fromSdkRefund = (refund: Square.PaymentRefund): ProcessorRefund =>
+  toProcessorRefund({ id: refund.id, status: refund.status ?? null, amount: minorUnits(refund.amountMoney) });
+
+function disputeStatusOf(state: Square.DisputeState | undefined): ProcessorDispute["status"] {
+  if (state === "WON") return "won";
+  if (state === "LOST" || state === "ACCEPTED") return "lost";
+  return "open";
+}

@@ -1,0 +1,125 @@
+// The processors an installation talks to, made in one place for `npm start`, the tests and
+// `checkout sandbox`: the real ones from their settings, or both emulated by the built-in sandbox.
+import { randomBytes } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import { type Config, ConfigError } from "./config.ts";
+import type { SecretBox } from "./crypto/secret-box.ts";
+import type { Queryable } from "./db/database.ts";
+import type { ProcessorAdapter } from "./processor/port.ts";
+import { squareAdapter } from "./processor/square/adapter.ts";
+import { stripeAdapter } from "./processor/stripe/adapter.ts";
+import { createSandbox, type Sandbox } from "./sandbox/app.ts";
+import { installationSecret } from "./settings/installation-secrets.ts";
+import { sandboxObjectStore } from "./settings/sandbox-objects.ts";
+
+/** What the sandbox's two accounts accept and sign with: made per installation, never well known. */
+export interface SandboxAccounts {
+  stripeSecretKey: string;
+  stripeWebhookSecret: string;
+  squareAccessToken: string;
+  squareSignatureKey: string;
+  squareLocationId: string;
+}
+
+const randomToken = (bytes: number) => randomBytes(bytes).toString("base64url");
+
+/**
+ * The sandbox's keys, kept with the installation's data so every instance and every restart uses
+ * the same; the processors' own variables win when set (STRIPE_SECRET_KEY, SQUARE_ACCESS_TOKEN, …).
+ */
+export async function sandboxAccounts(
+  config: Config,
+  db: Queryable,
+  box: SecretBox,
+): Promise<SandboxAccounts> {
+  const secret = (name: string, make: () => string) => installationSecret(db, box, name, make);
+  return {
+    stripeSecretKey:
+      config.stripeSecretKey ?? (await secret("sandbox_api_key", () => `sk_test_${randomToken(18)}`)),
+    stripeWebhookSecret:
+      config.stripeWebhookSecret ??
+      (await secret("sandbox_webhook_secret", () => `whsec_${randomBytes(32).toString("base64")}`)),
+    squareAccessToken:
+      config.square.accessToken ??
+      (await secret("sandbox_square_access_token", () => `EAAAsandbox${randomToken(24)}`)),
+    squareSignatureKey:
+      config.square.webhookSignatureKey ??
+      (await secret("sandbox_square_signature_key", () => randomToken(24))),
+    squareLocationId: config.square.locationId ?? "LSANDBOX",
+  };
+}
+
+/** The service's processor intake of each processor, as the sandbox posts events to it. */
+const intake = (serviceUrl: () => string | undefined, processor: string) => () => {
+  const url = serviceUrl();
+  return url && `${url}/processor/webhooks/${processor}`;
+};
+
+/** The built-in sandbox, emulating both processors, with its objects kept in the database. */
+export function createSandboxFor(
+  config: Config,
+  accounts: SandboxAccounts,
+  db: Queryable,
+  serviceUrl: () => string | undefined,
+): Promise<Sandbox> {
+  return createSandbox({
+    stripe: {
+      apiKey: accounts.stripeSecretKey,
+      webhookSecret: accounts.stripeWebhookSecret,
+      eventsUrl: intake(serviceUrl, "stripe"),
+    },
+    square: {
+      accessToken: accounts.squareAccessToken,
+      locationId: accounts.squareLocationId,
+      signatureKey: accounts.squareSignatureKey,
+      eventsUrl: intake(serviceUrl, "square"),
+    },
+    logLevel: config.logLevel,
+    store: sandboxObjectStore(db),
+  });
+}
+
+/**
+ * The adapters PROCESSOR enables, in its order (the default route). In sandbox mode they talk to
+ * the sandbox at `sandboxUrl`, with its accounts, and Square's events are signed for the URL the
+ * sandbox posts them to.
+ */
+export async function makeProcessors(
+  config: Config,
+  log: FastifyBaseLogger,
+  sandbox?: { url: string; accounts: SandboxAccounts; serviceUrl: () => string | undefined },
+): Promise<ProcessorAdapter[]> {
+  const adapters: ProcessorAdapter[] = [];
+  for (const name of config.processors) {
+    if (name === "stripe") {
+      adapters.push(
+        stripeAdapter({
+          secretKey: sandbox?.accounts.stripeSecretKey ?? config.stripeSecretKey ?? "",
+          webhookSecret: sandbox?.accounts.stripeWebhookSecret ?? config.stripeWebhookSecret ?? "",
+          apiUrl: config.stripeApiUrl ?? sandbox?.url,
+        }),
+      );
+      continue;
+    }
+    const square = squareAdapter({
+      accessToken: sandbox?.accounts.squareAccessToken ?? config.square.accessToken ?? "",
+      locationId: sandbox?.accounts.squareLocationId ?? config.square.locationId ?? "",
+      webhookSignatureKey: sandbox?.accounts.squareSignatureKey ?? config.square.webhookSignatureKey ?? "",
+      webhookUrl: sandbox
+        ? () => intake(sandbox.serviceUrl, "square")() ?? config.square.webhookUrl
+        : () => config.square.webhookUrl,
+      apiUrl: config.square.apiUrl ?? sandbox?.url,
+      onLocationError: (error) =>
+        log.warn({ reason: error.message }, "could not read the Square location's currency: asking again"),
+    });
+    // A wrong token or location stops the start; an unreachable Square only delays its use.
+    await Promise.race([
+      square.ready.catch((error: Error) => {
+        throw new ConfigError(`PROCESSOR=${config.processors.join(",")}: ${error.message}`);
+      }),
+      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+    ]);
+    adapters.push(square);
+  }
+  return adapters;
+}
