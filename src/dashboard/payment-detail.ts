@@ -25,6 +25,15 @@ const eventParams = {
   required: ["transactionId", "eventId"],
   properties: { transactionId: uuidParam("Payment"), eventId: uuidParam("Event") },
 } as const;
+/** Why a create passed a processor over, in words. */
+const PASSED_OVER: Record<string, string> = {
+  timeout: "no answer in time",
+  connection: "connection lost",
+  server_error: "server error",
+  rate_limited: "rate limited",
+  breaker_open: "skipped while failing",
+};
+
 const REASONS: readonly RefundReason[] = ["requested_by_customer", "duplicate", "fraudulent"];
 const refundForm = formBody(
   {
@@ -82,7 +91,13 @@ ${
 <dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
 <dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
 <dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
-<dt>Processor</dt><dd id="processor">${payment.processor}</dd>
+<dt>Processor</dt><dd id="processor">${payment.processor}${
+  payment.processor_failovers
+    ? html` <span class="muted" id="failover">tried after ${payment.processor_failovers.map(
+        (passed, index) => html`${index > 0 ? ", " : ""}${passed.processor} (${PASSED_OVER[passed.reason] ?? passed.reason})`,
+      )}</span>`
+    : ""
+}</dd>
 <dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
 <dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
 <dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>

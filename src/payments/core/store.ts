@@ -30,6 +30,8 @@ export interface PaymentRow {
   processor_checkout_id: string | null;
   processor_checkout_url: string | null;
   processor_payment_id: string | null;
+  /** The processors its create passed over before this one, and why (DESIGN §7). */
+  processor_failovers: { processor: ProcessorName; reason: string }[] | null;
   refunded_amount: number;
   /** Pending and succeeded refunds together: what may no longer be refunded. */
   refund_reserved: number;
