@@ -26,6 +26,7 @@ const ITEM_TITLES: Record<ReconciliationItemKind, string> = {
   checkout_missing: "Checkout missing at the processor",
   processor_mismatch: "Processor event did not match",
   drift: "Differs from the processor",
+  orphan_checkout_paid: "Paid on a checkout a create abandoned",
 };
 const resolveForm = formBody(
   {
@@ -37,6 +38,7 @@ const resolveForm = formBody(
 const refundForm = formBody({ transactionId: { type: "string", pattern: UUID_PATTERN_SOURCE } }, [
   "transactionId",
 ]);
+const orphanRefundForm = formBody({ id: { type: "string", pattern: "^[0-9]{1,18}$" } }, ["id"]);
 const recoverForm = formBody(
   { ...windowFields, groupId: { type: "string", pattern: `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$` } },
   ["since"],
@@ -67,15 +69,19 @@ ${
 <dl class="facts"><dt>Flagged</dt><dd>${time(new Date(item.flaggedAt))}</dd>
 <dt>Transaction</dt><dd class="mono">${item.transactionId ?? "—"}</dd><dt>Group</dt><dd class="mono">${item.groupId ?? "—"}</dd>
 ${item.amount !== null && item.currency !== null ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)} · ${item.status} · refunded ${money(item.amountRefunded ?? 0, item.currency)}</dd>` : ""}
-<dt>Processor payment</dt><dd class="mono">${item.processorPaymentId ?? "—"}</dd>
+<dt>Processor payment</dt><dd class="mono">${item.processor ? html`${item.processor} · ` : ""}${item.processorPaymentId ?? "—"}</dd>
 ${item.processorEventId ? html`<dt>Event</dt><dd class="mono">${item.processorEventId}</dd>` : ""}
 <dt>Reason</dt><dd>${item.reason}</dd></dl>
 ${
-  item.refundable > 0 && item.transactionId && item.currency
-    ? html`<form method="post" action="/operator/reconciliation/refund">${csrfField(reply)}
+  item.kind === "orphan_checkout_paid" && item.currency
+    ? html`<form method="post" action="/operator/reconciliation/orphan-refund">${csrfField(reply)}
+<input type="hidden" name="id" value="${item.id}">
+<p><button type="submit" class="danger">Refund ${money(item.refundable, item.currency)} in full</button></p></form>`
+    : item.refundable > 0 && item.transactionId && item.currency
+      ? html`<form method="post" action="/operator/reconciliation/refund">${csrfField(reply)}
 <input type="hidden" name="transactionId" value="${item.transactionId}">
 <p><button type="submit" class="danger">Refund ${money(item.refundable, item.currency)} in full</button></p></form>`
-    : ""
+      : ""
 }
 <form method="post" action="/operator/reconciliation/resolve">${csrfField(reply)}
 <input type="hidden" name="id" value="${item.id}">
@@ -119,6 +125,27 @@ ${
     }
     return reply.redirect("/operator/reconciliation", 303);
   });
+
+  app.post(
+    "/operator/reconciliation/orphan-refund",
+    { schema: { body: orphanRefundForm } },
+    async (request, reply) => {
+      const { id } = request.body as { id: string };
+      try {
+        const refund = await payments.reconciliation.refundOrphan(id, (made) =>
+          auditBy(request, null, "orphan.refunded", id, { ...made }),
+        );
+        setFlash(request, {
+          kind: "ok",
+          text: `Refund of ${money(refund.amount, refund.currency)} ${refund.status === "pending" ? "requested (pending at the processor)" : "made"}; the item is resolved.`,
+        });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code === "NOT_FOUND") throw error;
+        setFlash(request, { kind: "error", text: error.message });
+      }
+      return reply.redirect("/operator/reconciliation", 303);
+    },
+  );
 
   app.get("/operator/deliveries", async (request, reply) => {
     const failed = await webhooks.failedDeliveries(QUEUE_SHOWN);

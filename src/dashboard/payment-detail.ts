@@ -92,12 +92,13 @@ ${
 <dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
 <dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
 <dt>Processor</dt><dd id="processor">${payment.processor}${
-  payment.processor_failovers
-    ? html` <span class="muted" id="failover">tried after ${payment.processor_failovers.map(
-        (passed, index) => html`${index > 0 ? ", " : ""}${passed.processor} (${PASSED_OVER[passed.reason] ?? passed.reason})`,
-      )}</span>`
-    : ""
-}</dd>
+          payment.processor_failovers
+            ? html` <span class="muted" id="failover">tried after ${payment.processor_failovers.map(
+                (passed, index) =>
+                  html`${index > 0 ? ", " : ""}${passed.processor} (${PASSED_OVER[passed.reason] ?? passed.reason})`,
+              )}</span>`
+            : ""
+        }</dd>
 <dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
 <dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
 <dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>

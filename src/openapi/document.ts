@@ -40,6 +40,7 @@ export const OPERATION_IDS: Record<string, string> = {
   "get /admin/v1/reconciliation": "listReconciliationItems",
   "post /admin/v1/reconciliation/runs": "startReconciliationRun",
   "get /admin/v1/reconciliation/runs/{runId}": "getReconciliationRun",
+  "post /admin/v1/reconciliation/items/{itemId}/refund": "refundOrphanCheckout",
   "post /admin/v1/payments/{transactionId}/refunds": "refundPaidAfterCancel",
   "get /admin/v1/deliveries/failed": "listFailedDeliveries",
   "post /admin/v1/deliveries/recover": "recoverDeliveries",

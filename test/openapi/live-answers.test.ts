@@ -4,6 +4,7 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { OPERATION_IDS } from "../../src/openapi/document.ts";
+import { paidOrphan } from "../helpers/orphans.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { ADMIN_TOKEN, startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -263,6 +264,10 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     );
     await call("admin", "GET", `/admin/v1/reconciliation/runs/${run.body.data.runId}`);
     await call("admin", "GET", "/admin/v1/reconciliation/runs/00000000-0000-0000-0000-000000000000");
+    const orphan = await paidOrphan(service, await service.createGroup({ name: "Orphans" }));
+    await call("admin", "POST", `/admin/v1/reconciliation/items/${orphan.itemId}/refund`);
+    await call("admin", "POST", `/admin/v1/reconciliation/items/${orphan.itemId}/refund`);
+    await call("admin", "POST", "/admin/v1/reconciliation/items/not-an-item/refund");
     await call("admin", "POST", `/admin/v1/payments/${id}/refunds`, {});
     await call("admin", "POST", "/admin/v1/payments/00000000-0000-0000-0000-000000000000/refunds", {});
     await call("admin", "GET", "/admin/v1/deliveries/failed");

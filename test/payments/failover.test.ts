@@ -124,7 +124,10 @@ describe("failover at creation, on the sandbox's faults", () => {
     const created = await service.createPayment(group);
     const viewer = await signedInUser(service, group, `failover-${Date.now()}@example.com`, "viewer");
     const page = (await viewer.get(`/dashboard/payments/${created.body.data.transactionId}`)).text;
-    assert.match(page, /<dd id="processor">square <span class="muted" id="failover">tried after stripe \(server error\)<\/span>/);
+    assert.match(
+      page,
+      /<dd id="processor">square <span class="muted" id="failover">tried after stripe \(server error\)<\/span>/,
+    );
   });
 
   it("an SDK retry that succeeds is a definite answer: no failover", async () => {

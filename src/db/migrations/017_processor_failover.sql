@@ -15,6 +15,9 @@ CREATE TABLE abandoned_checkouts (
   payment_ref text,
   closed_at timestamptz,
   resolution text CHECK (resolution IN ('closed', 'in_use', 'paid', 'refused')),
+  -- The operator's full refund of money taken on it (resolution 'paid'), claimed while asked for.
+  refund_ref text,
+  refund_claimed_until timestamptz,
   UNIQUE (processor, idempotency_key)
 );
 CREATE INDEX abandoned_checkouts_due_idx ON abandoned_checkouts (next_attempt_at) WHERE closed_at IS NULL;

@@ -131,7 +131,9 @@ export type ReconciliationItemKind =
   | "disputed_after_close"
   | "checkout_missing"
   | "processor_mismatch"
-  | "drift";
+  | "drift"
+  /** Money taken on a checkout a create abandoned: refunded in full by the operator. */
+  | "orphan_checkout_paid";
 
 /**
  * Puts a payment in front of the operator for one cause. A cause already open for the payment is

@@ -16,6 +16,7 @@ export interface ItemRow {
   refund_reserved: number | null;
   paid_at_processor: boolean | null;
   processor_payment_id: string | null;
+  processor: string | null;
   detail: string;
   processor_event_id: string | null;
   created_at: Date;
@@ -24,10 +25,15 @@ export interface ItemRow {
 /** The open items, oldest first. */
 export function listOpenItems(q: Queryable, limit: number): Promise<ItemRow[]> {
   return q.query<ItemRow>(
-    `SELECT i.id::text AS id, i.kind, i.payment_id, p.group_id, p.amount, p.currency, p.status,
-       p.refunded_amount, p.refund_reserved, p.paid_at_processor, p.processor_payment_id,
+    `SELECT i.id::text AS id, i.kind, i.payment_id, p.group_id,
+       COALESCE(p.amount, (a.request->>'amount')::integer) AS amount,
+       COALESCE(p.currency, a.request->>'currency') AS currency, p.status,
+       p.refunded_amount, p.refund_reserved, p.paid_at_processor,
+       COALESCE(p.processor_payment_id, a.payment_ref) AS processor_payment_id,
+       COALESCE(p.processor, a.processor) AS processor,
        i.detail, i.processor_event_id, i.created_at
      FROM reconciliation_items i LEFT JOIN payments p ON p.id = i.payment_id
+       LEFT JOIN abandoned_checkouts a ON a.id = i.abandoned_checkout_id
      WHERE i.resolved_at IS NULL ORDER BY i.id LIMIT $1`,
     [limit],
   );
@@ -130,4 +136,63 @@ export async function hasBeenDisputed(q: Queryable, paymentId: string): Promise<
     [paymentId],
   );
   return rows.length > 0;
+}
+
+/** An open item for money taken on an abandoned checkout, with what the closing learnt of it. */
+export interface OrphanRow {
+  abandoned_id: string;
+  processor: string;
+  transaction_id: string;
+  payment_ref: string | null;
+  amount: number;
+  currency: Currency;
+}
+
+/**
+ * Claims an open orphan item's refund for `leaseMs`, so two operators asking at once make one
+ * request; "busy" while another holds the claim, undefined when there is no such open item.
+ */
+export async function claimOrphanRefund(
+  q: Queryable,
+  itemId: string,
+  leaseMs: number,
+): Promise<OrphanRow | "busy" | undefined> {
+  const [row] = await q.query<OrphanRow & { claimed: boolean }>(
+    `WITH open AS (
+       SELECT a.id FROM reconciliation_items i JOIN abandoned_checkouts a ON a.id = i.abandoned_checkout_id
+       WHERE i.id = $1::bigint AND i.kind = 'orphan_checkout_paid' AND i.resolved_at IS NULL),
+     claimed AS (
+       UPDATE abandoned_checkouts a SET refund_claimed_until = now() + $2 * interval '1 millisecond'
+       FROM open WHERE a.id = open.id AND (a.refund_claimed_until IS NULL OR a.refund_claimed_until < now())
+       RETURNING a.id)
+     SELECT a.id::text AS abandoned_id, a.processor, a.transaction_id, a.payment_ref,
+       (a.request->>'amount')::integer AS amount, a.request->>'currency' AS currency,
+       EXISTS (SELECT 1 FROM claimed) AS claimed
+     FROM abandoned_checkouts a JOIN open ON open.id = a.id`,
+    [itemId, leaseMs],
+  );
+  if (!row) return undefined;
+  return row.claimed ? row : "busy";
+}
+
+/** Records the operator's refund of an orphan and closes its item; false when it was closed already. */
+export async function recordOrphanRefund(
+  q: Queryable,
+  itemId: string,
+  abandonedId: string,
+  refundRef: string,
+  note: string,
+): Promise<boolean> {
+  await q.query("UPDATE abandoned_checkouts SET refund_ref = $2 WHERE id = $1::bigint", [
+    abandonedId,
+    refundRef,
+  ]);
+  return resolveItem(q, itemId, note);
+}
+
+/** Lets the refund be asked for again at once (the last ask got no refund). */
+export async function releaseOrphanClaim(q: Queryable, abandonedId: string): Promise<void> {
+  await q.query("UPDATE abandoned_checkouts SET refund_claimed_until = NULL WHERE id = $1::bigint", [
+    abandonedId,
+  ]);
 }

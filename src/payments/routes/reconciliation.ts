@@ -92,6 +92,57 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
   );
 
   app.post(
+    "/admin/v1/reconciliation/items/:itemId/refund",
+    {
+      schema: {
+        summary:
+          "Refund in full the money a customer paid on a checkout a create abandoned (an orphan_checkout_paid item), and resolve the item",
+        tags: ["admin"],
+        security: adminSecurity,
+        params: {
+          type: "object",
+          required: ["itemId"],
+          properties: {
+            itemId: { type: "string", pattern: "^[0-9]{1,18}$", description: "Reconciliation item id" },
+          },
+        },
+        response: {
+          201: successEnvelope({
+            type: "object",
+            required: [
+              "itemId",
+              "processor",
+              "processorPaymentId",
+              "processorRefundId",
+              "amount",
+              "currency",
+              "status",
+            ],
+            properties: {
+              itemId: { type: "string" },
+              processor: { type: "string", enum: ["stripe", "square"] },
+              processorPaymentId: { type: "string" },
+              processorRefundId: { type: "string" },
+              amount: { type: "integer", description: "Minor units" },
+              currency: { type: "string" },
+              status: { type: "string", enum: ["pending", "succeeded"] },
+            },
+          }),
+          ...errorResponses,
+          502: { $ref: "ErrorResponse#" },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { itemId } = request.params;
+      const refund = await reconciliation.refundOrphan(itemId, (made) =>
+        byAdminToken(request, null, "orphan.refunded", itemId, { ...made }),
+      );
+      return reply.code(201).send({ success: true as const, data: refund });
+    },
+  );
+
+  app.post(
     "/admin/v1/payments/:transactionId/refunds",
     {
       schema: {
