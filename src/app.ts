@@ -194,7 +194,6 @@ const sandboxSimulator = (sandbox: Sandbox): SandboxSimulator => {
   };
   return {
     pay: (checkoutId, outcome) => stored(checkoutId, (simulation) => simulation.attempt(checkoutId, outcome)),
-    expire: (checkoutId) => stored(checkoutId, (simulation) => simulation.expire(checkoutId)),
     refund: (paymentId) => stored(paymentId, (simulation) => simulation.refund(paymentId, undefined)),
     dispute: (paymentId) => stored(paymentId, (simulation) => simulation.dispute(paymentId)),
   };
@@ -327,6 +326,7 @@ async function registerRoutes(
       await api.register(triggerRoute, {
         creation: payments.creation,
         queries: payments.queries,
+        expiry: payments.expiry,
         simulator: sandboxSimulator(sandbox),
         publicUrl: config.publicUrl,
       });

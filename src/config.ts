@@ -93,7 +93,7 @@ type Env = Record<string, string | undefined>;
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-/** Shorter admin tokens are refused with PROCESSOR=stripe and warned about in the sandbox. */
+/** Shorter admin tokens are refused with a real PROCESSOR and warned about in the sandbox. */
 export const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 const bad = (name: string, raw: string, expected: string) =>

@@ -6,7 +6,6 @@ import { type Config, ConfigError } from "./config.ts";
 import type { SecretBox } from "./crypto/secret-box.ts";
 import type { Queryable } from "./db/database.ts";
 import type { ProcessorAdapter } from "./processor/port.ts";
-import { squareAdapter } from "./processor/square/adapter.ts";
 import { stripeAdapter } from "./processor/stripe/adapter.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
 import { installationSecret } from "./settings/installation-secrets.ts";
@@ -101,6 +100,8 @@ export async function makeProcessors(
       );
       continue;
     }
+    // Loaded only where Square is used: its SDK is a large module graph (50 MB of a process).
+    const { squareAdapter } = await import("./processor/square/adapter.ts");
     const square = squareAdapter({
       accessToken: sandbox?.accounts.squareAccessToken ?? config.square.accessToken ?? "",
       locationId: sandbox?.accounts.squareLocationId ?? config.square.locationId ?? "",

@@ -5,7 +5,7 @@ import { newSecretsKey, SecretBox } from "./secret-box.ts";
 
 /**
  * The box secrets are sealed with: SECRETS_KEY's keys, or in development a key made once in
- * DATA_DIR (mode 0600). With PROCESSOR=stripe the configuration requires SECRETS_KEY.
+ * DATA_DIR (mode 0600). With a real PROCESSOR the configuration requires SECRETS_KEY.
  * `madeKeyFile` is the key file this call made, if it made one: a start that finds the database's
  * secrets sealed with another key removes it again, so the right key's file can be put back.
  */

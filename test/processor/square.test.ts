@@ -231,6 +231,23 @@ describe("payments through Square", () => {
     assert.ok(squareCalls("GET", `/v2/payments/${paymentId}`).length > lookups, "asked Square itself");
   });
 
+  it("`checkout trigger` drives every event through Square for a group routed there", async () => {
+    const expected: Record<string, string> = {
+      "payment.completed": "succeeded",
+      "payment.failed": "processing",
+      "payment.expired": "expired",
+      "payment.refunded": "refunded",
+      "payment.disputed": "disputed",
+    };
+    for (const [event, status] of Object.entries(expected)) {
+      const triggered = await service.api(group, "POST", "/api/v1/sandbox/trigger", { event });
+      assert.equal(triggered.status, 202, JSON.stringify(triggered.body));
+      const id = triggered.body.data.transactionId;
+      const payment = await until(id, (each) => each.status === status, `${event} → ${status}`);
+      assert.equal(payment.processor, "square");
+    }
+  });
+
   it("refuses an event whose signature does not cover the body and the notification URL", async () => {
     const body = JSON.stringify({ event_id: "e1", type: "payment.updated", data: { object: {} } });
     const wrongKey = createHmac("sha256", "not-the-key")

@@ -3,12 +3,12 @@ import type { FastifyPluginAsync } from "fastify";
 import { ApiError } from "../../http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import type { PaymentCreation } from "../create/service.ts";
+import type { Expiry } from "../expiry/service.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 
 /** What the in-process sandbox processor can be asked to do to one of its checkouts. */
 export interface SandboxSimulator {
   pay(sessionId: string, outcome: "succeeded" | "failed"): Promise<void>;
-  expire(sessionId: string): Promise<void>;
   refund(paymentIntentId: string): Promise<void>;
   dispute(paymentIntentId: string): Promise<void>;
 }
@@ -31,9 +31,10 @@ const PAID_WAIT_MS = 10_000;
 const triggerRoute: FastifyPluginAsync<{
   creation: PaymentCreation;
   queries: PaymentQueries;
+  expiry: Expiry;
   simulator: SandboxSimulator;
   publicUrl: string;
-}> = async (scope, { creation, queries, simulator, publicUrl }) => {
+}> = async (scope, { creation, queries, expiry, simulator, publicUrl }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
   const paidIntent = async (groupId: string, transactionId: string): Promise<string> => {
@@ -97,7 +98,8 @@ const triggerRoute: FastifyPluginAsync<{
           await simulator.pay(sessionId, "failed");
           break;
         case "payment.expired":
-          await simulator.expire(sessionId);
+          // As the sweep expires it at its time: the processor closes the checkout first.
+          await expiry.expireNow(await queries.get(groupId, transactionId));
           break;
         case "payment.refunded":
           await simulator.pay(sessionId, "succeeded");
