@@ -68,7 +68,15 @@ ${
 <h2>${ITEM_TITLES[item.kind]}</h2>
 <dl class="facts"><dt>Flagged</dt><dd>${time(new Date(item.flaggedAt))}</dd>
 <dt>Transaction</dt><dd class="mono">${item.transactionId ?? "—"}</dd><dt>Group</dt><dd class="mono">${item.groupId ?? "—"}</dd>
-${item.amount !== null && item.currency !== null ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)} · ${item.status} · refunded ${money(item.amountRefunded ?? 0, item.currency)}</dd>` : ""}
+${
+  item.amount !== null && item.currency !== null
+    ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)}${
+        item.status
+          ? html` · ${item.status} · refunded ${money(item.amountRefunded ?? 0, item.currency)}`
+          : ""
+      }</dd>`
+    : ""
+}
 <dt>Processor payment</dt><dd class="mono">${item.processor ? html`${item.processor} · ` : ""}${item.processorPaymentId ?? "—"}</dd>
 ${item.processorEventId ? html`<dt>Event</dt><dd class="mono">${item.processorEventId}</dd>` : ""}
 <dt>Reason</dt><dd>${item.reason}</dd></dl>

@@ -30,6 +30,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   refunded_amount: 0,
   refund_reserved: 0,
   paid_at_processor: true,
+  processor_failovers: null,
   expiry_claimed_until: null,
   expires_at: new Date("2026-01-01T00:30:00Z"),
   created_at: new Date("2026-01-01T00:00:00Z"),

@@ -60,7 +60,7 @@ describe("the create's deadline", () => {
   };
   const remembered: string[] = [];
   const abandoned = {
-    remember: async (processor: string) => {
+    remember: async (_groupId: string, processor: string) => {
       remembered.push(processor);
     },
   } as unknown as AbandonedCheckouts;
@@ -70,7 +70,10 @@ describe("the create's deadline", () => {
     const breakers = new ProcessorBreakers({ failures: 5, openMs: 30_000 });
     const failover = new Failover(breakers, abandoned, 100, () => {}, quiet, 400);
     const started = Date.now();
-    await assert.rejects(failover.open([silent("stripe"), silent("square")], request), /could not create/);
+    await assert.rejects(
+      failover.open("unused", [silent("stripe"), silent("square")], request),
+      /could not create/,
+    );
     const took = Date.now() - started;
     assert.ok(took >= 380 && took < 1000, `answered after ${took} ms`);
     assert.deepEqual(remembered, ["stripe", "square"], "both attempts are remembered for closing");

@@ -6,6 +6,7 @@ CREATE TABLE abandoned_checkouts (
   processor text NOT NULL,
   idempotency_key text NOT NULL,
   transaction_id uuid NOT NULL,
+  group_id uuid NOT NULL REFERENCES groups (id),
   request jsonb NOT NULL,
   outcome text NOT NULL CHECK (outcome IN ('timeout', 'connection', 'server_error', 'rate_limited')),
   created_at timestamptz NOT NULL DEFAULT now(),

@@ -17,13 +17,14 @@ export async function rememberAbandoned(
     processor: string;
     idempotencyKey: string;
     transactionId: string;
+    groupId: string;
     request: unknown;
     outcome: string;
   },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO abandoned_checkouts (processor, idempotency_key, transaction_id, request, outcome)
-     VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO abandoned_checkouts (processor, idempotency_key, transaction_id, request, outcome, group_id)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (processor, idempotency_key) DO UPDATE
        SET closed_at = NULL, resolution = NULL, next_attempt_at = now(), outcome = EXCLUDED.outcome`,
     [
@@ -32,6 +33,7 @@ export async function rememberAbandoned(
       attempt.transactionId,
       JSON.stringify(attempt.request),
       attempt.outcome,
+      attempt.groupId,
     ],
   );
 }

@@ -33,11 +33,17 @@ export class AbandonedCheckouts {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  remember(processor: string, request: CheckoutRequest, outcome: UnknownOutcome): Promise<void> {
+  remember(
+    groupId: string,
+    processor: string,
+    request: CheckoutRequest,
+    outcome: UnknownOutcome,
+  ): Promise<void> {
     return rememberAbandoned(this.db, {
       processor,
       idempotencyKey: request.idempotencyKey,
       transactionId: request.transactionId,
+      groupId,
       request,
       outcome,
     });
@@ -82,7 +88,7 @@ export class AbandonedCheckouts {
         await openOrphanItem(
           tx,
           row.id,
-          `${row.processor} took ${request.amount} ${request.currency.toUpperCase()} on checkout ${opened.id} ` +
+          `${row.processor} took ${(request.amount / 100).toFixed(2)} ${request.currency.toUpperCase()} on checkout ${opened.id} ` +
             `(payment ${closed.paymentRef ?? "unknown"}), which a create gave up: refund it in full`,
         );
       });

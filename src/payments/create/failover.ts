@@ -42,7 +42,11 @@ export class Failover {
     private readonly deadlineMs = CREATE_DEADLINE_MS,
   ) {}
 
-  async open(route: readonly ProcessorAdapter[], request: CheckoutRequest): Promise<FailoverOutcome> {
+  async open(
+    groupId: string,
+    route: readonly ProcessorAdapter[],
+    request: CheckoutRequest,
+  ): Promise<FailoverOutcome> {
     const deadline = Date.now() + this.deadlineMs;
     const passedOver: PassedOver[] = [];
     const passOver = (index: number, reason: PassedOver["reason"]) => {
@@ -79,7 +83,7 @@ export class Failover {
         return { outcome: "refused", processor, passedOver };
       }
       this.breakers.unknown(processor.name);
-      await this.abandoned.remember(processor.name, request, attempt.unknown);
+      await this.abandoned.remember(groupId, processor.name, request, attempt.unknown);
       this.log.warn(
         {
           processor: processor.name,

@@ -141,7 +141,7 @@ export class PaymentCreation {
       // The same for a retry of the same plan, so the processor answers with the same checkout.
       idempotencyKey: `checkout-session-${id}`,
     };
-    const tried = await this.failover.open(processors, request);
+    const tried = await this.failover.open(groupId, processors, request);
     const payment: NewPayment = {
       plan: { ...plan, safeSite },
       groupId,

@@ -25,7 +25,7 @@ export interface ItemRow {
 /** The open items, oldest first. */
 export function listOpenItems(q: Queryable, limit: number): Promise<ItemRow[]> {
   return q.query<ItemRow>(
-    `SELECT i.id::text AS id, i.kind, i.payment_id, p.group_id,
+    `SELECT i.id::text AS id, i.kind, i.payment_id, COALESCE(p.group_id, a.group_id) AS group_id,
        COALESCE(p.amount, (a.request->>'amount')::integer) AS amount,
        COALESCE(p.currency, a.request->>'currency') AS currency, p.status,
        p.refunded_amount, p.refund_reserved, p.paid_at_processor,
