@@ -164,6 +164,31 @@ const paymentBody = (webhookUrl: string) => ({
   webhookUrl,
 });
 
+/** A merchant API call with a group's keys, JSON both ways. */
+async function merchantCall(
+  baseUrl: string,
+  keys: Record<string, string>,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...keys, ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
+}
+
+/** The sandbox's simulation and fault endpoints (JSON, no auth). */
+const sandboxCaller = (sandboxUrl: string) => (method: string, path: string, body?: unknown) =>
+  fetch(`${sandboxUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? null : JSON.stringify(body),
+  }).then((response) => response.json() as Promise<Record<string, unknown>>);
+
 /** Crash: kill -9 of one of two instances, over and over, while payments are created and cancelled. */
 async function crashScenario(): Promise<void> {
   process.stderr.write("crash: two instances, kill -9 under load\n");
@@ -646,20 +671,9 @@ async function boundaryScenario(): Promise<void> {
     REFUND_SETTLE_INTERVAL_MS: "200",
     RECONCILE_INTERVAL_HOURS: "0",
   });
-  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${instance.url}${path}`, {
-      method,
-      headers: { ...keys, ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
-  };
-  const sandbox = (method: string, path: string, body?: unknown) =>
-    fetch(`${sandboxUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? null : JSON.stringify(body),
-    }).then((response) => response.json() as Promise<Record<string, unknown>>);
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    merchantCall(instance.url, keys, method, path, body, headers);
+  const sandbox = sandboxCaller(sandboxUrl);
   const processor = async <T = Record<string, unknown>>(path: string): Promise<T> =>
     (
       await fetch(`${sandboxUrl}${path}`, { headers: { authorization: `Bearer ${SECRET_KEY}` } })
@@ -864,26 +878,14 @@ async function processorsScenario(): Promise<void> {
     const keys = { "x-public-key": group.publicKey, "x-secret-key": group.secretKey };
     groups.push(keys);
   }
-  const api = async (
+  const api = (
     keys: Record<string, string>,
     method: string,
     path: string,
     body?: unknown,
-    headers = {},
-  ) => {
-    const response = await fetch(`${instance.url}${path}`, {
-      method,
-      headers: { ...keys, ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
-  };
-  const sandbox = (method: string, path: string, body?: unknown) =>
-    fetch(`${sandboxUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? null : JSON.stringify(body),
-    }).then((response) => response.json() as Promise<Record<string, unknown>>);
+    headers: Record<string, string> = {},
+  ) => merchantCall(instance.url, keys, method, path, body, headers);
+  const sandbox = sandboxCaller(sandboxUrl);
   const atProcessor = async <T>(processor: "stripe" | "square", path: string): Promise<T> =>
     (
       await fetch(`${sandboxUrl}${path}`, {

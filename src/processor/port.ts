@@ -143,6 +143,38 @@ export interface ProcessorAdapter {
 /** Why a processor's answer is unknown: what failover and its metric name. */
 export type UnknownOutcome = "timeout" | "connection" | "server_error" | "rate_limited";
 
+/**
+ * How a processor's HTTP status reads. A 4xx other than 409 (a concurrent request with the key) and
+ * 429 (not carried out, but asking later is right) is a definite refusal; a 5xx, a 409 or a 429
+ * says nothing of what the processor did. No status at all: the connection failed.
+ */
+export function outcomeOfStatus(status: number | undefined): "refused" | UnknownOutcome {
+  if (status === undefined) return "connection";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "server_error";
+  if (status >= 400 && status !== 409) return "refused";
+  return "connection";
+}
+
+/** A money call's failure (a create, a refund) as the neutral error its outcome calls for. */
+export function moneyCallError(what: string, error: unknown, outcome: "refused" | UnknownOutcome): Error {
+  const reason = (error as Error).message;
+  if (outcome === "refused") {
+    return new ProcessorRefusedError(`processor refused the ${what}: ${reason}`, { cause: error });
+  }
+  return new ProcessorUnavailableError(`${what} outcome unknown: ${reason}`, { cause: error, outcome });
+}
+
+/** An event's fields when the service does not act on it: acknowledged and ignored. */
+export const NOT_ACTED_ON: Omit<ProcessorEvent, "id" | "type"> = {
+  action: null,
+  checkoutId: null,
+  paymentRef: null,
+  transactionIdHint: null,
+  amount: null,
+  currency: null,
+};
+
 /** The processor could not be asked, or did not answer: what it did is unknown. */
 export class ProcessorUnavailableError extends Error {
   override readonly name = "ProcessorUnavailableError";

@@ -3,6 +3,8 @@ import {
   type Checkout,
   CheckoutNotFoundError,
   type CheckoutRequest,
+  moneyCallError,
+  outcomeOfStatus,
   type ProcessorAdapter,
   type ProcessorDispute,
   type ProcessorLimits,
@@ -59,35 +61,18 @@ const statusOf = (error: unknown): number | undefined =>
 
 const isMissing = (error: unknown): boolean => statusOf(error) === 404;
 
-/** As Stripe's: a 4xx other than 409 and 429 is a definite refusal; anything else says nothing. */
-function isDefiniteRefusal(error: unknown): boolean {
-  const status = statusOf(error);
-  return status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429;
-}
-
-function unknownOutcomeOf(error: unknown): UnknownOutcome {
+/** A definite refusal, or why a Square call's outcome is unknown. */
+function outcomeOf(error: unknown): "refused" | UnknownOutcome {
   if (error instanceof SquareTimeoutError) return "timeout";
-  const status = statusOf(error);
-  if (status === 429) return "rate_limited";
-  if (status !== undefined && status >= 500) return "server_error";
-  return "connection";
+  return outcomeOfStatus(statusOf(error));
 }
 
 function unavailable(what: string, error: unknown): ProcessorUnavailableError {
+  const outcome = outcomeOf(error);
   return new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
     cause: error,
-    outcome: unknownOutcomeOf(error),
+    outcome: outcome === "refused" ? "connection" : outcome,
   });
-}
-
-/** A money call's failure: a definite refusal, or an unknown outcome. */
-function moneyCallError(what: string, error: unknown): Error {
-  if (isDefiniteRefusal(error)) {
-    return new ProcessorRefusedError(`processor refused the ${what}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  return unavailable(what, error);
 }
 
 /** Any failure to talk to Square, as the neutral unavailable error. */
@@ -133,7 +118,7 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
         locationCurrency = location.currency.toLowerCase();
         resolve();
       } catch (error) {
-        if (isDefiniteRefusal(error)) {
+        if (outcomeOf(error) === "refused") {
           reject(
             new Error(`Square refused to read location ${options.locationId}: ${(error as Error).message}`),
           );
@@ -203,7 +188,7 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
         if (!link?.id) throw new Error("Square answered without a payment link");
         return toCheckout(link, answer.relatedResources?.orders?.[0]);
       } catch (error) {
-        throw moneyCallError("checkout create", error);
+        throw moneyCallError("checkout create", error, outcomeOf(error));
       }
     },
     lookUpCheckout: (linkId) =>
@@ -284,7 +269,7 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
         if (!refund) throw new Error("Square answered without a refund");
         return fromSdkRefund(refund);
       } catch (error) {
-        throw moneyCallError("refund", error);
+        throw moneyCallError("refund", error, outcomeOf(error));
       }
     },
     lookUpRefund: (processorRefundId) =>

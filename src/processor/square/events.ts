@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import {
   InvalidEventError,
+  NOT_ACTED_ON,
   type ProcessorEvent,
   type ProcessorRefund,
   type ProcessorRefundStatus,
@@ -57,15 +58,6 @@ export function verifySquareSignature(
 
 type EventFields = Omit<ProcessorEvent, "id" | "type">;
 
-const NONE: EventFields = {
-  action: null,
-  checkoutId: null,
-  paymentRef: null,
-  transactionIdHint: null,
-  amount: null,
-  currency: null,
-};
-
 interface SquareNotification {
   event_id?: unknown;
   type?: unknown;
@@ -101,11 +93,11 @@ function fieldsOf(type: string, object: Json | undefined): EventFields {
     case "payment.updated": {
       const payment = objectAt(object, "payment");
       const paymentRef = textAt(payment, "id");
-      if (!payment || !paymentRef) return NONE;
+      if (!payment || !paymentRef) return NOT_ACTED_ON;
       const status = textAt(payment, "status");
       const refunded = minorUnits(moneyAt(payment, "refunded_money")) ?? 0;
       const fields = {
-        ...NONE,
+        ...NOT_ACTED_ON,
         paymentRef,
         amount: minorUnits(moneyAt(payment, "amount_money")),
         currency: currencyOf(moneyAt(payment, "amount_money")),
@@ -119,9 +111,9 @@ function fieldsOf(type: string, object: Json | undefined): EventFields {
     case "refund.updated": {
       const refund = objectAt(object, "refund");
       const refundId = textAt(refund, "id");
-      if (!refund || !refundId) return NONE;
+      if (!refund || !refundId) return NOT_ACTED_ON;
       return {
-        ...NONE,
+        ...NOT_ACTED_ON,
         action: {
           kind: "refund_settled",
           refund: toProcessorRefund({
@@ -138,8 +130,8 @@ function fieldsOf(type: string, object: Json | undefined): EventFields {
     case "dispute.state.updated": {
       const dispute = objectAt(object, "dispute");
       const paymentRef = textAt(objectAt(dispute, "disputed_payment"), "payment_id");
-      if (!dispute || !paymentRef) return NONE;
-      const fields = { ...NONE, paymentRef, currency: currencyOf(moneyAt(dispute, "amount_money")) };
+      if (!dispute || !paymentRef) return NOT_ACTED_ON;
+      const fields = { ...NOT_ACTED_ON, paymentRef, currency: currencyOf(moneyAt(dispute, "amount_money")) };
       if (type === "dispute.created") return { ...fields, action: { kind: "disputed" } };
       const state = textAt(dispute, "state");
       // ACCEPTED: the seller gave the money up, as good as lost.
@@ -147,6 +139,6 @@ function fieldsOf(type: string, object: Json | undefined): EventFields {
       return outcome ? { ...fields, action: { kind: "dispute_closed", outcome } } : fields;
     }
     default:
-      return NONE;
+      return NOT_ACTED_ON;
   }
 }

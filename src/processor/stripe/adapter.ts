@@ -4,11 +4,12 @@ import {
   CheckoutNotFoundError,
   type CheckoutRequest,
   InvalidEventError,
+  moneyCallError,
+  outcomeOfStatus,
   type ProcessorAdapter,
   type ProcessorDispute,
   type ProcessorLimits,
   type ProcessorRefund,
-  ProcessorRefusedError,
   ProcessorUnavailableError,
   type RefundReason,
   type UnknownOutcome,
@@ -60,41 +61,15 @@ function disputeStatusOf(status: Stripe.Dispute.Status): ProcessorDispute["statu
 const isMissing = (error: unknown): boolean =>
   error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
 
-/**
- * A definite answer is a 4xx other than 409 (a concurrent request with the key) and 429 (not
- * carried out, but asking later is right). Timeouts, lost connections and 5xx say nothing about
- * what the processor did.
- */
-function isDefiniteRefusal(error: unknown): boolean {
-  if (!(error instanceof Stripe.errors.StripeError)) return false;
-  if (error instanceof Stripe.errors.StripeConnectionError) return false;
-  const status = error.statusCode;
-  return status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429;
-}
-
-/** Why a Stripe call's outcome is unknown. */
-function unknownOutcomeOf(error: unknown): UnknownOutcome {
+/** A definite refusal, or why a Stripe call's outcome is unknown. */
+function outcomeOf(error: unknown): "refused" | UnknownOutcome {
   if (error instanceof Stripe.errors.StripeConnectionError) {
     return (error.detail as { code?: string } | undefined)?.code === Stripe.HttpClient.TIMEOUT_ERROR_CODE
       ? "timeout"
       : "connection";
   }
-  const status = (error as { statusCode?: number }).statusCode;
-  if (status === 429) return "rate_limited";
-  if (status !== undefined && status >= 500) return "server_error";
-  return "connection";
-}
-
-/** A money call's failure: a definite refusal, or an unknown outcome. */
-function moneyCallError(what: string, error: unknown): Error {
-  const reason = (error as Error).message;
-  if (isDefiniteRefusal(error)) {
-    return new ProcessorRefusedError(`processor refused the ${what}: ${reason}`, { cause: error });
-  }
-  return new ProcessorUnavailableError(`${what} outcome unknown: ${reason}`, {
-    cause: error,
-    outcome: unknownOutcomeOf(error),
-  });
+  if (!(error instanceof Stripe.errors.StripeError)) return "connection";
+  return outcomeOfStatus(error.statusCode);
 }
 
 /**
@@ -118,9 +93,10 @@ async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await withoutCallSiteStack(call);
   } catch (error) {
     if (error instanceof CheckoutNotFoundError) throw error;
+    const outcome = outcomeOf(error);
     throw new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
       cause: error,
-      outcome: unknownOutcomeOf(error),
+      outcome: outcome === "refused" ? "connection" : outcome,
     });
   }
 }
@@ -190,7 +166,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
         );
         return toCheckout(session);
       } catch (error) {
-        throw moneyCallError("checkout create", error);
+        throw moneyCallError("checkout create", error, outcomeOf(error));
       }
     },
     lookUpCheckout: (checkoutId) => ask("checkout retrieve", () => retrieveCheckout(checkoutId)),
@@ -258,7 +234,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
           ),
         );
       } catch (error) {
-        throw moneyCallError("refund", error);
+        throw moneyCallError("refund", error, outcomeOf(error));
       }
     },
     lookUpRefund: (processorRefundId) =>

@@ -1,5 +1,10 @@
 import type Stripe from "stripe";
-import type { ProcessorEvent, ProcessorRefund, ProcessorRefundStatus } from "../port.ts";
+import {
+  NOT_ACTED_ON,
+  type ProcessorEvent,
+  type ProcessorRefund,
+  type ProcessorRefundStatus,
+} from "../port.ts";
 
 export const idOf = (value: string | { id: string } | null | undefined): string | null =>
   typeof value === "string" ? value : (value?.id ?? null);
@@ -21,15 +26,6 @@ export function toProcessorRefund(refund: Stripe.Refund): ProcessorRefund {
 }
 
 type EventFields = Omit<ProcessorEvent, "id" | "type">;
-
-const NONE: EventFields = {
-  action: null,
-  checkoutId: null,
-  paymentRef: null,
-  transactionIdHint: null,
-  amount: null,
-  currency: null,
-};
 
 /** Stripe's events mapped to neutral actions; events we do not act on carry none. */
 export function interpretStripeEvent(event: Stripe.Event): EventFields {
@@ -55,7 +51,7 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
     case "payment_intent.payment_failed": {
       const intent = event.data.object;
       return {
-        ...NONE,
+        ...NOT_ACTED_ON,
         action: { kind: "failed" },
         paymentRef: intent.id,
         transactionIdHint: intent.metadata?.transactionId ?? null,
@@ -66,7 +62,7 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
     case "charge.refunded": {
       const charge = event.data.object;
       return {
-        ...NONE,
+        ...NOT_ACTED_ON,
         action: { kind: "refunded", amountRefunded: charge.amount_refunded },
         paymentRef: idOf(charge.payment_intent),
         transactionIdHint: charge.metadata?.transactionId ?? null,
@@ -81,7 +77,7 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
       const refund = event.data.object;
       // The refund's own amount is checked against our refund, not against the payment's.
       return {
-        ...NONE,
+        ...NOT_ACTED_ON,
         action: { kind: "refund_settled", refund: toProcessorRefund(refund) },
         paymentRef: idOf(refund.payment_intent),
         transactionIdHint: refund.metadata?.transactionId ?? null,
@@ -92,7 +88,7 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
     case "charge.dispute.closed": {
       const dispute = event.data.object;
       const fields = {
-        ...NONE,
+        ...NOT_ACTED_ON,
         paymentRef: idOf(dispute.payment_intent),
         currency: dispute.currency ?? null,
       };
@@ -101,6 +97,6 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
       return outcome ? { ...fields, action: { kind: "dispute_closed", outcome } } : fields;
     }
     default:
-      return NONE;
+      return NOT_ACTED_ON;
   }
 }

@@ -1,5 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { guardAccount } from "../account.ts";
 import type { FaultPlayer } from "../faults.ts";
 import { SandboxError } from "../simulation.ts";
 import { type SandboxState, type SquareOrder, type SquarePaymentLink, squareId } from "../state.ts";
@@ -80,24 +80,13 @@ export function registerSquareApi(
       if (statusCode >= 500) request.log.error({ err: error }, "sandbox error");
       return squareError(reply, statusCode, (error as Error).message);
     });
-    api.addHook("onRequest", async (request, reply) => {
-      const given = Buffer.from(request.headers.authorization ?? "");
-      const expected = Buffer.from(`Bearer ${accessToken}`);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return squareError(reply, 401, "This request could not be authorized.");
-      }
-      if (state.inOutage("square")) return serverError(reply, 503);
-    });
-    api.addHook("preHandler", async (request: FastifyRequest) => {
-      const key = (request.body as Json | undefined)?.idempotency_key;
-      state.record({
-        processor: "square",
-        method: request.method,
-        path: request.url,
-        at: new Date().toISOString(),
-        idempotencyKey: typeof key === "string" ? key : null,
-        body: request.body ?? null,
-      });
+    guardAccount(api, {
+      processor: "square",
+      state,
+      key: accessToken,
+      refuse: (reply) => squareError(reply, 401, "This request could not be authorized."),
+      outage: (reply) => serverError(reply, 503),
+      idempotencyKeyOf: (request) => (request.body as Json | undefined)?.idempotency_key,
     });
     /** Square answers a repeated idempotency key with the first request's result. */
     const idempotent = async <T>(request: FastifyRequest, create: () => T): Promise<T> => {

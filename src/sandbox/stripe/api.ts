@@ -1,5 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { guardAccount } from "../account.ts";
 import type { FaultPlayer } from "../faults.ts";
 import { SandboxError } from "../simulation.ts";
 import { nowSeconds, type SandboxSession, type SandboxState, sandboxId } from "../state.ts";
@@ -52,24 +52,13 @@ export function registerStripeApi(
       if (statusCode >= 500) request.log.error({ err: error }, "sandbox error");
       return stripeError(reply, statusCode, (error as Error).message);
     });
-    api.addHook("onRequest", async (request, reply) => {
-      const given = Buffer.from(request.headers.authorization ?? "");
-      const expected = Buffer.from(`Bearer ${apiKey}`);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return stripeError(reply, 401, "Invalid API Key provided");
-      }
-      if (state.inOutage("stripe")) return serverError(reply, 503);
-    });
-    api.addHook("preHandler", async (request: FastifyRequest) => {
-      const key = request.headers["idempotency-key"];
-      state.record({
-        processor: "stripe",
-        method: request.method,
-        path: request.url,
-        at: new Date().toISOString(),
-        idempotencyKey: typeof key === "string" ? key : null,
-        body: request.body ?? null,
-      });
+    guardAccount(api, {
+      processor: "stripe",
+      state,
+      key: apiKey,
+      refuse: (reply) => stripeError(reply, 401, "Invalid API Key provided"),
+      outage: (reply) => serverError(reply, 503),
+      idempotencyKeyOf: (request) => request.headers["idempotency-key"],
     });
     /** Replays the first answer to an Idempotency-Key, as Stripe does for 24 hours. */
     const idempotent = async <T>(request: FastifyRequest, create: () => T): Promise<T> => {
