@@ -14,6 +14,10 @@ export interface Config {
   databaseConnectTimeoutSeconds: number;
   databaseStatementTimeoutMs: number;
   databaseLockTimeoutMs: number;
+  /** `transaction` behind a transaction pooler (PgBouncer): no named statements, no session state. */
+  databasePoolMode: "session" | "transaction";
+  /** A direct connection for LISTEN when the pool is a transaction pooler; unset: polling. */
+  databaseListenUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
@@ -129,7 +133,7 @@ function httpUrl(name: string, raw: string): string {
   return raw.replace(/\/+$/, "");
 }
 
-function databaseUrl(raw: string | undefined): string | undefined {
+function databaseUrl(raw: string | undefined, name = "DATABASE_URL"): string | undefined {
   if (!raw) return undefined;
   let parsed: URL | undefined;
   try {
@@ -139,8 +143,8 @@ function databaseUrl(raw: string | undefined): string | undefined {
     // The value may hold a password: show only its scheme.
     const shown = /^[a-z][a-z0-9+.-]*:/i.exec(raw)?.[0] ?? "(not a URL)";
     throw new ConfigError(
-      `DATABASE_URL is not valid: got ${shown}…, expected postgres://user:password@host:5432/database ` +
-        "(unset it to use the embedded database in DATA_DIR)",
+      `${name} is not valid: got ${shown}…, expected postgres://user:password@host:5432/database` +
+        (name === "DATABASE_URL" ? " (unset it to use the embedded database in DATA_DIR)" : ""),
     );
   }
   return raw;
@@ -212,6 +216,8 @@ export const ENVIRONMENT_VARIABLES = [
   "DATABASE_CONNECT_TIMEOUT_SECONDS",
   "DATABASE_STATEMENT_TIMEOUT_MS",
   "DATABASE_LOCK_TIMEOUT_MS",
+  "DATABASE_POOL_MODE",
+  "DATABASE_LISTEN_URL",
   "DATA_DIR",
   "REDIS_URL",
   "ADMIN_TOKEN",
@@ -300,6 +306,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseConnectTimeoutSeconds: integer(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 60, 0, 3600),
     databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 600_000),
     databaseLockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 5_000, 50, 600_000),
+    databasePoolMode: oneOf(env, "DATABASE_POOL_MODE", ["session", "transaction"] as const, "session"),
+    databaseListenUrl: databaseUrl(env.DATABASE_LISTEN_URL, "DATABASE_LISTEN_URL"),
     dataDir: env.DATA_DIR || "./data",
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken,

@@ -73,7 +73,18 @@ export interface PostgresOptions {
   statementTimeoutMs?: number;
   /** The server gives up waiting for a lock after this. */
   lockTimeoutMs?: number;
+  /**
+   * `transaction`: behind a transaction pooler (PgBouncer's `pool_mode = transaction`), where one
+   * client's statements may each run on another server connection. No named prepared statements,
+   * no session settings (the timeouts are set per transaction), no LISTEN on this URL.
+   */
+  poolMode?: "session" | "transaction";
+  /** A direct connection (not through the pooler) for LISTEN; without one, listeners are polled. */
+  listenUrl?: string | undefined;
 }
+
+/** Without a LISTEN connection, how often every listener is told it may have missed something. */
+export const LISTEN_POLL_MS = 1000;
 
 /** A pool or one of its clients, given a query and a callback (the form both share in pg). */
 type Submitter = (
@@ -92,9 +103,12 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
   const pgModule = require("pg") as typeof pg;
   const { Client, Pool, escapeIdentifier } = pgModule;
   const PreparedQuery = describedOnceQuery(pgModule);
+  const transactionPooled = options.poolMode === "transaction";
   /** Sends a statement marked `prepared` under its name, so the server keeps it. */
   const send = (submit: Submitter, text: string, values: unknown[] = []): Promise<pg.QueryResult> => {
-    const name = preparedName(text);
+    // Behind a transaction pooler a named statement would be prepared on one server connection
+    // and run on another: every statement goes unnamed there.
+    const name = transactionPooled ? undefined : preparedName(text);
     // Without values and a name, pg sends the simple protocol, which also runs scripts (migrations).
     const query = name ? new PreparedQuery(name, text, values) : { text, values };
     return new Promise((resolve, reject) =>
@@ -102,17 +116,22 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
     );
   };
   const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
+  const lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
   const pool = new Pool({
     connectionString,
     max: options.max ?? 20,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30000,
     // No request waits on the database past a bound: the server cancels slow statements and lock
-    // waits, and the client gives up on a server that stopped answering at all.
-    statement_timeout: statementTimeoutMs,
-    lock_timeout: options.lockTimeoutMs ?? 5_000,
+    // waits, and the client gives up on a server that stopped answering at all. A transaction
+    // pooler refuses them as startup parameters: there each transaction sets them for itself,
+    // and a single statement has the client's bound (and the role's own settings, docs/deploy.md).
+    ...(!transactionPooled && { statement_timeout: statementTimeoutMs, lock_timeout: lockTimeoutMs }),
     query_timeout: statementTimeoutMs + 2_000,
   });
+  const begin = transactionPooled
+    ? `BEGIN; SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}; SET LOCAL lock_timeout = ${Math.floor(lockTimeoutMs)}`
+    : "BEGIN";
   const submitToPool = submitTo(pool);
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on("error", () => {});
@@ -153,7 +172,7 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
         },
       };
       try {
-        await tx.query("BEGIN");
+        await tx.query(begin);
         const result = await work(tx);
         await tx.query("COMMIT");
         return result;
@@ -165,12 +184,19 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
       }
     },
     async listen(channel, onNotify) {
+      const listenUrl = transactionPooled ? options.listenUrl : connectionString;
+      if (!listenUrl) {
+        // No connection that keeps a LISTEN: every listener checks again, as after a reconnect.
+        const poll = setInterval(() => onNotify(), LISTEN_POLL_MS);
+        poll.unref();
+        return async () => clearInterval(poll);
+      }
       let client: pg.Client | undefined;
       let stopped = false;
       let retry: NodeJS.Timeout | undefined;
       const connect = async () => {
         if (stopped) return;
-        const candidate = new Client({ connectionString, connectionTimeoutMillis: 3000 });
+        const candidate = new Client({ connectionString: listenUrl, connectionTimeoutMillis: 3000 });
         candidate.on("notification", (message) => onNotify(message.payload));
         candidate.on("error", () => {
           candidate.end().catch(() => {});

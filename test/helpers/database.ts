@@ -5,12 +5,41 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { type Database, embeddedDatabase, postgresDatabase } from "../../src/db/database.ts";
+import {
+  type Database,
+  embeddedDatabase,
+  type PostgresOptions,
+  postgresDatabase,
+} from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
 
 /** Set by .ci/run (and by anyone who wants the suite on a real server): an admin connection URL. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(POSTGRES_ADMIN_URL);
+
+/**
+ * `transaction` when TEST_DATABASE_URL is a transaction pooler (PgBouncer, as .ci/run starts one):
+ * the service then runs with DATABASE_POOL_MODE=transaction, and LISTENs on the server directly
+ * (TEST_DATABASE_DIRECT_URL, which also creates and drops the tests' databases).
+ */
+export const throughPooler = process.env.TEST_DATABASE_POOL_MODE === "transaction";
+const DIRECT_ADMIN_URL = process.env.TEST_DATABASE_DIRECT_URL ?? POSTGRES_ADMIN_URL;
+
+/** The same database, by the direct URL: where a test's LISTEN goes behind a pooler. */
+export const directUrlOf = (url: string): string | undefined => {
+  if (!DIRECT_ADMIN_URL) return undefined;
+  const direct = new URL(DIRECT_ADMIN_URL);
+  direct.pathname = new URL(url).pathname;
+  return direct.toString();
+};
+
+/** A pool on a test's PostgreSQL database, in the pool mode the suite runs in. */
+export function openTestPostgres(url: string, options: PostgresOptions = {}): Database {
+  return postgresDatabase(url, {
+    ...options,
+    ...(throughPooler && { poolMode: "transaction", listenUrl: directUrlOf(url) }),
+  });
+}
 
 const CACHE_DIR = join(process.cwd(), "node_modules", ".cache", "checkout-tests");
 
@@ -108,19 +137,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return { db: embeddedDatabase(pglite, () => rm(dataDir, { recursive: true, force: true })) };
   }
   const name = `checkout_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const admin = new pg.Client({ connectionString: DIRECT_ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const inner = postgresDatabase(url.toString(), { max: 30 });
+  const inner = openTestPostgres(url.toString(), { max: 30 });
   await migrate(inner);
   const db: Database = {
     ...inner,
     async close() {
       await inner.close();
-      const cleanup = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      const cleanup = new pg.Client({ connectionString: DIRECT_ADMIN_URL });
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { postgresDatabase } from "../../src/db/database.ts";
-import { createTestDatabase, onPostgres } from "../helpers/database.ts";
+import { createTestDatabase, onPostgres, openTestPostgres } from "../helpers/database.ts";
 import { startTestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -10,8 +9,8 @@ describe("changes seen across instances", {
 }, () => {
   it("a key revoked through one instance stops working on another that had it cached", async () => {
     const fresh = await createTestDatabase();
-    const first = await startTestService({}, { db: postgresDatabase(fresh.url as string) });
-    const second = await startTestService({}, { db: postgresDatabase(fresh.url as string) });
+    const first = await startTestService({}, { db: openTestPostgres(fresh.url as string) });
+    const second = await startTestService({}, { db: openTestPostgres(fresh.url as string) });
     try {
       const group = await first.createGroup();
       // Both instances have now verified (and cached) the key.
@@ -39,8 +38,8 @@ describe("changes seen across instances", {
 
   it("a SafeSite change through one instance, or by SQL, reaches another's cache of active sites", async () => {
     const fresh = await createTestDatabase();
-    const first = await startTestService({}, { db: postgresDatabase(fresh.url as string) });
-    const second = await startTestService({}, { db: postgresDatabase(fresh.url as string) });
+    const first = await startTestService({}, { db: openTestPostgres(fresh.url as string) });
+    const second = await startTestService({}, { db: openTestPostgres(fresh.url as string) });
     try {
       const group = await first.createGroup({ safeSites: [{ name: "Old", url: "https://old.example.com" }] });
       const linkHost = async () => {

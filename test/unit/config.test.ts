@@ -62,6 +62,38 @@ describe("configuration", () => {
     assert.deepEqual(loadConfig({ SERVICE_ROLES: "api" }).serviceRoles, ["api"]);
   });
 
+  it("reads PROCESSOR as a list whose order is the default route, and each processor's settings", () => {
+    const live = {
+      STRIPE_SECRET_KEY: "sk_live_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      SQUARE_ACCESS_TOKEN: "EAAA_x",
+      SQUARE_LOCATION_ID: "L1",
+      SQUARE_WEBHOOK_SIGNATURE_KEY: "key",
+      SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
+      PUBLIC_URL: "https://pay.example.com",
+    };
+    const both = loadConfig({ ...live, PROCESSOR: "square, stripe" });
+    assert.equal(both.sandbox, false);
+    assert.deepEqual(both.processors, ["square", "stripe"]);
+    assert.equal(both.square.webhookUrl, "https://pay.example.com/processor/webhooks/square");
+    assert.equal(both.square.apiUrl, undefined, "the adapter's default: Square's production API");
+    assert.deepEqual(loadConfig({ ...live, PROCESSOR: "square" }).processors, ["square"]);
+    assert.equal(loadConfig({}).processorCreateTimeoutMs, 8000);
+    assert.equal(loadConfig({}).processorBreakerFailures, 5);
+    assert.equal(loadConfig({}).processorBreakerMs, 30_000);
+  });
+
+  it("reads the pool mode and the direct LISTEN connection", () => {
+    assert.equal(loadConfig({}).databasePoolMode, "session");
+    const pooled = loadConfig({
+      DATABASE_URL: "postgres://checkout@pgbouncer:6432/checkout",
+      DATABASE_POOL_MODE: "transaction",
+      DATABASE_LISTEN_URL: "postgres://checkout@primary:5432/checkout",
+    });
+    assert.equal(pooled.databasePoolMode, "transaction");
+    assert.equal(pooled.databaseListenUrl, "postgres://checkout@primary:5432/checkout");
+  });
+
   it("refuses bad values with a message naming the variable", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: "eighty" }, /PORT/],
@@ -69,6 +101,15 @@ describe("configuration", () => {
       [{ PUBLIC_URL: "ftp://x" }, /PUBLIC_URL/],
       [{ PROCESSOR: "paypal" }, /PROCESSOR/],
       [{ PROCESSOR: "stripe" }, /STRIPE_SECRET_KEY/],
+      [{ PROCESSOR: "stripe,stripe" }, /PROCESSOR/],
+      [{ PROCESSOR: "stripe,sandbox" }, /PROCESSOR/],
+      [
+        { PROCESSOR: "stripe,square", STRIPE_SECRET_KEY: "sk", STRIPE_WEBHOOK_SECRET: "wh" },
+        /PROCESSOR=stripe,square needs SQUARE_ACCESS_TOKEN/,
+      ],
+      [{ PROCESSOR_CREATE_TIMEOUT_MS: "20000" }, /PROCESSOR_CREATE_TIMEOUT_MS/],
+      [{ DATABASE_POOL_MODE: "statement" }, /DATABASE_POOL_MODE/],
+      [{ DATABASE_LISTEN_URL: "redis://x" }, /DATABASE_LISTEN_URL is not valid/],
       [{ WEBHOOK_RETRY_DELAYS: "5,soon" }, /WEBHOOK_RETRY_DELAYS/],
       [{ CHECKOUT_TTL_SECONDS: "0" }, /CHECKOUT_TTL_SECONDS/],
       [{ TRUST_PROXY: "yes please" }, /TRUST_PROXY/],

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Database, postgresDatabase } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import {
@@ -11,7 +11,7 @@ import {
   INTERRUPTED_ATTEMPT,
   insertEventsWithDeliveries,
 } from "../../src/webhooks/store.ts";
-import { createTestDatabase, migratedDataDir, onPostgres } from "../helpers/database.ts";
+import { createTestDatabase, migratedDataDir, onPostgres, openTestPostgres } from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -20,7 +20,7 @@ import { waitFor } from "../helpers/wait.ts";
 async function durableDatabase(): Promise<{ open: () => Promise<Database>; remove: () => Promise<void> }> {
   if (onPostgres) {
     const fresh = await createTestDatabase();
-    return { open: async () => postgresDatabase(fresh.url as string), remove: () => fresh.db.close() };
+    return { open: async () => openTestPostgres(fresh.url as string), remove: () => fresh.db.close() };
   }
   const dir = await migratedDataDir("checkout-durable-");
   return { open: () => openEmbeddedDatabase(dir), remove: () => rm(dir, { recursive: true, force: true }) };
