@@ -2,8 +2,8 @@ import type { ProcessorAdapter, ProcessorName } from "./port.ts";
 
 /**
  * The processors this installation talks to, by the name payments carry in their `processor`
- * column. New payments go to the default one; every later call goes to the payment's own, so a
- * second processor is one more adapter here, not an edit across the payments module.
+ * column. New payments go through their group's route (this installation's order when it has
+ * none); every later call goes to the payment's own processor, never routed again.
  */
 export class ProcessorRegistry {
   private readonly adapters = new Map<string, ProcessorAdapter>();
@@ -11,11 +11,9 @@ export class ProcessorRegistry {
   /** The enabled processors in PROCESSOR's order: the route of groups that have none of their own. */
   readonly defaultRoute: readonly ProcessorName[];
 
-  constructor(
-    readonly defaultAdapter: ProcessorAdapter,
-    others: readonly ProcessorAdapter[] = [],
-  ) {
-    for (const adapter of [defaultAdapter, ...others]) this.adapters.set(adapter.name, adapter);
+  /** `first` and `others` in PROCESSOR's order; there is always at least one. */
+  constructor(first: ProcessorAdapter, others: readonly ProcessorAdapter[] = []) {
+    for (const adapter of [first, ...others]) this.adapters.set(adapter.name, adapter);
     this.defaultRoute = [...this.adapters.keys()] as ProcessorName[];
   }
 
