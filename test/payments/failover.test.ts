@@ -166,6 +166,14 @@ describe("failover at creation, on the sandbox's faults", () => {
     const first = await service.createPayment(group, {}, key);
     assert.equal(first.status, 200);
     await service.sandboxDelete("/sandbox/faults");
+    // The abandoned Stripe attempt is closed first: its closing asks Stripe, the replay must not.
+    await waitFor(async () => {
+      const [row] = await service.services.db.query<{ closed_at: Date | null }>(
+        "SELECT closed_at FROM abandoned_checkouts WHERE transaction_id = $1",
+        [first.body.data.transactionId],
+      );
+      return row?.closed_at ?? undefined;
+    });
     const asked = service.sandbox?.state.requests.length;
     const replayed = await service.createPayment(group, {}, key);
     assert.deepEqual(replayed.body, first.body);
