@@ -18,6 +18,10 @@ export interface Config {
   databasePoolMode: "session" | "transaction";
   /** A direct connection for LISTEN when the pool is a transaction pooler; unset: polling. */
   databaseListenUrl: string | undefined;
+  /** A streaming replica for the reads that may lag; unset: every read goes to the primary. */
+  databaseReadUrl: string | undefined;
+  /** Past this replay lag the replica's reads go to the primary. */
+  databaseReadMaxLagMs: number;
   dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
@@ -218,6 +222,8 @@ export const ENVIRONMENT_VARIABLES = [
   "DATABASE_LOCK_TIMEOUT_MS",
   "DATABASE_POOL_MODE",
   "DATABASE_LISTEN_URL",
+  "DATABASE_READ_URL",
+  "DATABASE_READ_MAX_LAG_MS",
   "DATA_DIR",
   "REDIS_URL",
   "ADMIN_TOKEN",
@@ -308,6 +314,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseLockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 5_000, 50, 600_000),
     databasePoolMode: oneOf(env, "DATABASE_POOL_MODE", ["session", "transaction"] as const, "session"),
     databaseListenUrl: databaseUrl(env.DATABASE_LISTEN_URL, "DATABASE_LISTEN_URL"),
+    databaseReadUrl: databaseUrl(env.DATABASE_READ_URL, "DATABASE_READ_URL"),
+    databaseReadMaxLagMs: integer(env, "DATABASE_READ_MAX_LAG_MS", 5000, 0, 3_600_000),
     dataDir: env.DATA_DIR || "./data",
     redisUrl: env.REDIS_URL ? redisUrl(env.REDIS_URL) : undefined,
     adminToken,

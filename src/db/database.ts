@@ -13,6 +13,12 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: "postgres" | "embedded";
+  /**
+   * For reads that may lag (lists, exports, feeds, reconciliation's selection): a read replica
+   * while it keeps up (DATABASE_READ_URL), else the database itself. Never for a read that
+   * follows a write of the same request or guards a change.
+   */
+  readonly reads: Queryable;
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Calls `onNotify` on every NOTIFY to `channel`, from any instance, reconnecting as needed.
@@ -143,12 +149,14 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
       return translate(error);
     }
   };
+  const exec = async (sql: string) => {
+    await query(sql);
+  };
   return {
     kind: "postgres",
     query,
-    async exec(sql: string) {
-      await query(sql);
-    },
+    exec,
+    reads: { query, exec },
     async transaction<T>(work: (tx: Queryable) => Promise<T>) {
       let client: pg.PoolClient;
       try {
@@ -241,6 +249,7 @@ export function embeddedDatabase(pglite: PGlite, onClose: () => Promise<void> = 
     kind: "embedded",
     query: outside.query,
     exec: outside.exec,
+    reads: outside,
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
     listen: async () => async () => {},
     async close() {

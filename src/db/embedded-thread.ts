@@ -84,6 +84,7 @@ export async function startEmbeddedThread(
     kind: "embedded",
     query: outside.query,
     exec: outside.exec,
+    reads: outside,
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const id = nextId++;
       const outcome = expect(-id);

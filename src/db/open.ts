@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { type Database, postgresDatabase } from "./database.ts";
 import { openEmbeddedDatabase } from "./embedded.ts";
+import { withReadReplica } from "./read-replica.ts";
 
 export async function openDatabase(
   config: Pick<
@@ -11,14 +12,21 @@ export async function openDatabase(
     | "databaseLockTimeoutMs"
     | "databasePoolMode"
     | "databaseListenUrl"
+    | "databaseReadUrl"
+    | "databaseReadMaxLagMs"
   >,
 ): Promise<Database> {
-  return config.databaseUrl
-    ? postgresDatabase(config.databaseUrl, {
-        statementTimeoutMs: config.databaseStatementTimeoutMs,
-        lockTimeoutMs: config.databaseLockTimeoutMs,
-        poolMode: config.databasePoolMode,
-        listenUrl: config.databaseListenUrl,
-      })
-    : openEmbeddedDatabase(config.dataDir);
+  if (!config.databaseUrl) return openEmbeddedDatabase(config.dataDir);
+  const options = {
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    lockTimeoutMs: config.databaseLockTimeoutMs,
+    poolMode: config.databasePoolMode,
+  };
+  const primary = postgresDatabase(config.databaseUrl, { ...options, listenUrl: config.databaseListenUrl });
+  if (!config.databaseReadUrl) return primary;
+  return withReadReplica(
+    primary,
+    postgresDatabase(config.databaseReadUrl, options),
+    config.databaseReadMaxLagMs,
+  );
 }

@@ -36,7 +36,7 @@ export class WebhookService {
 
   /** The catch-up feed: a group's events created at or after `since`, oldest first. */
   async eventsSince(groupId: string, since: Date, limit: number) {
-    return this.describe(await listEventsSince(this.db, groupId, since, limit));
+    return this.describe(await listEventsSince(this.db.reads, groupId, since, limit));
   }
 
   /** Queues a fresh delivery of one event to the URL it was meant for. */

@@ -12,6 +12,7 @@ import {
   postgresDatabase,
 } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { withReadReplica } from "../../src/db/read-replica.ts";
 
 /** Set by .ci/run (and by anyone who wants the suite on a real server): an admin connection URL. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -24,6 +25,21 @@ export const onPostgres = Boolean(POSTGRES_ADMIN_URL);
  */
 export const throughPooler = process.env.TEST_DATABASE_POOL_MODE === "transaction";
 const DIRECT_ADMIN_URL = process.env.TEST_DATABASE_DIRECT_URL ?? POSTGRES_ADMIN_URL;
+
+/**
+ * A streaming replica of TEST_DATABASE_URL's server (.ci/run makes one with pg_basebackup -R):
+ * each test database then reads what may lag from it, as DATABASE_READ_URL makes the service do.
+ */
+export const REPLICA_ADMIN_URL = process.env.TEST_DATABASE_READ_URL;
+const READ_MAX_LAG_MS = 5000;
+
+/** The same database on the replica's server. */
+export const replicaUrlOf = (url: string): string | undefined => {
+  if (!REPLICA_ADMIN_URL) return undefined;
+  const replica = new URL(REPLICA_ADMIN_URL);
+  replica.pathname = new URL(url).pathname;
+  return replica.toString();
+};
 
 /** The same database, by the direct URL: where a test's LISTEN goes behind a pooler. */
 export const directUrlOf = (url: string): string | undefined => {
@@ -126,6 +142,40 @@ export interface TestDatabase {
   url?: string;
 }
 
+/**
+ * The service's replica routing, for the suite's tests that read right after they wrote (a list
+ * after its creates): each lagging read first waits, up to a second, for the replica to replay
+ * what the primary has written, as a user's next click usually finds it. What a replica that
+ * lags or is down does is tested as it is, in test/db/read-replica.test.ts.
+ */
+function caughtUpReads(primary: Database, replicaUrl: string): Database {
+  const replica = openTestPostgres(replicaUrl, { max: 30 });
+  const routed = withReadReplica(primary, replica, READ_MAX_LAG_MS);
+  const caughtUp = async () => {
+    const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+    const deadline = Date.now() + 1000;
+    while (Date.now() < deadline) {
+      const [state] = await replica
+        .query<{ replayed: boolean }>("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed", [
+          written?.lsn,
+        ])
+        .catch(() => [{ replayed: true }]);
+      if (state?.replayed) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  return {
+    ...routed,
+    reads: {
+      async query<Row>(sql: string, params?: unknown[]) {
+        await caughtUp();
+        return routed.reads.query<Row>(sql, params);
+      },
+      exec: routed.reads.exec,
+    },
+  };
+}
+
 /** A fresh, migrated database nobody else uses; closing it drops it. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!POSTGRES_ADMIN_URL) {
@@ -143,7 +193,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const inner = openTestPostgres(url.toString(), { max: 30 });
+  const primary = openTestPostgres(url.toString(), { max: 30 });
+  const replicaUrl = replicaUrlOf(url.toString());
+  const inner = replicaUrl ? caughtUpReads(primary, replicaUrl) : primary;
   await migrate(inner);
   const db: Database = {
     ...inner,

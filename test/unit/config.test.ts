@@ -92,6 +92,14 @@ describe("configuration", () => {
     });
     assert.equal(pooled.databasePoolMode, "transaction");
     assert.equal(pooled.databaseListenUrl, "postgres://checkout@primary:5432/checkout");
+    assert.equal(loadConfig({}).databaseReadUrl, undefined);
+    assert.equal(loadConfig({}).databaseReadMaxLagMs, 5000);
+    const replicated = loadConfig({
+      DATABASE_READ_URL: "postgres://checkout@replica:5432/checkout",
+      DATABASE_READ_MAX_LAG_MS: "250",
+    });
+    assert.equal(replicated.databaseReadUrl, "postgres://checkout@replica:5432/checkout");
+    assert.equal(replicated.databaseReadMaxLagMs, 250);
   });
 
   it("refuses bad values with a message naming the variable", () => {
@@ -110,6 +118,8 @@ describe("configuration", () => {
       [{ PROCESSOR_CREATE_TIMEOUT_MS: "20000" }, /PROCESSOR_CREATE_TIMEOUT_MS/],
       [{ DATABASE_POOL_MODE: "statement" }, /DATABASE_POOL_MODE/],
       [{ DATABASE_LISTEN_URL: "redis://x" }, /DATABASE_LISTEN_URL is not valid/],
+      [{ DATABASE_READ_URL: "mysql://x" }, /DATABASE_READ_URL is not valid/],
+      [{ DATABASE_READ_MAX_LAG_MS: "soon" }, /DATABASE_READ_MAX_LAG_MS/],
       [{ WEBHOOK_RETRY_DELAYS: "5,soon" }, /WEBHOOK_RETRY_DELAYS/],
       [{ CHECKOUT_TTL_SECONDS: "0" }, /CHECKOUT_TTL_SECONDS/],
       [{ TRUST_PROXY: "yes please" }, /TRUST_PROXY/],

@@ -47,12 +47,12 @@ export class PaymentQueries {
 
   /** A page of the group's payments, newest first. */
   list(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentResourceRow[]> {
-    return listPayments(this.db, groupId, filter, limit);
+    return listPayments(this.db.reads, groupId, filter, limit);
   }
 
   /** The same, with only what the dashboard's list and its export show. */
   listSummaries(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentSummaryRow[]> {
-    return listPaymentSummaries(this.db, groupId, filter, limit);
+    return listPaymentSummaries(this.db.reads, groupId, filter, limit);
   }
 
   statusHistory(payment: PaymentRow) {
@@ -61,7 +61,7 @@ export class PaymentQueries {
 
   /** The last `days` UTC days of a group's payments, by day, status and currency. */
   dailyTotals(groupId: string, since: Date) {
-    return dailyPaymentTotals(this.db, groupId, since);
+    return dailyPaymentTotals(this.db.reads, groupId, since);
   }
 
   byLinkToken(token: string): Promise<PaymentRow | undefined> {

@@ -252,8 +252,11 @@ export class Reconciliation {
       const walk = { ...window, runStartedAt: await databaseNow(this.db) };
       let after: RunPosition | null = null;
       for (;;) {
-        const batch = await paymentsChangedBetween(this.db, walk, after, RUN_BATCH);
-        for (const payment of batch) {
+        // Which payments to check may come from a replica; each is then compared as the primary has it.
+        const batch = await paymentsChangedBetween(this.db.reads, walk, after, RUN_BATCH);
+        for (const listed of batch) {
+          const payment = await findPaymentById(this.db, listed.id);
+          if (!payment) continue;
           const check = await this.checkPayment(payment, runId);
           if (!check) continue;
           figures.checked++;
