@@ -87,6 +87,8 @@ export async function makeProcessors(
   config: Config,
   log: FastifyBaseLogger,
   sandbox?: { url: string; accounts: SandboxAccounts; serviceUrl: () => string | undefined },
+  /** How long the start waits for Square to accept its settings before going on without it. */
+  squareStartWaitMs = 5000,
 ): Promise<ProcessorAdapter[]> {
   const adapters: ProcessorAdapter[] = [];
   for (const name of config.processors) {
@@ -113,13 +115,24 @@ export async function makeProcessors(
       onLocationError: (error) =>
         log.warn({ reason: error.message }, "could not read the Square location's currency: asking again"),
     });
-    // A wrong token or location stops the start; an unreachable Square only delays its use.
-    await Promise.race([
-      square.ready.catch((error: Error) => {
-        throw new ConfigError(`PROCESSOR=${config.processors.join(",")}: ${error.message}`);
-      }),
-      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+    // A wrong token or location stops the start; an unreachable Square only delays its use, and a
+    // refusal that comes after the start has gone on keeps Square out of every route (it takes no
+    // currency until its location's is known) instead of stopping a running service.
+    const early = await Promise.race([
+      square.ready.then(
+        () => "ready" as const,
+        (error: Error) => error,
+      ),
+      new Promise<"waiting">((resolve) => setTimeout(resolve, squareStartWaitMs, "waiting").unref()),
     ]);
+    if (early instanceof Error) {
+      throw new ConfigError(`PROCESSOR=${config.processors.join(",")}: ${early.message}`);
+    }
+    if (early === "waiting") {
+      square.ready.catch((error: Error) =>
+        log.error({ reason: error.message }, "Square refused its settings: no payment is routed to Square"),
+      );
+    }
     adapters.push(square);
   }
   return adapters;

@@ -78,4 +78,32 @@ describe("the create's deadline", () => {
     assert.ok(took >= 380 && took < 1000, `answered after ${took} ms`);
     assert.deepEqual(remembered, ["stripe", "square"], "both attempts are remembered for closing");
   });
+
+  it("asks no processor once the deadline has passed: nothing opened that nobody would hear of", async () => {
+    remembered.length = 0;
+    let squareAsked = 0;
+    const counting = unreachableProcessor({
+      name: "square",
+      createCheckout: async (checkout) => {
+        squareAsked++;
+        return openCheckout(checkout);
+      },
+    });
+    const reasons: string[] = [];
+    // The first processor loses its connection only once the create's deadline has passed.
+    const lateLoss = unreachableProcessor({
+      name: "stripe",
+      createCheckout: () => {
+        const until = Date.now() + 120;
+        while (Date.now() < until) {}
+        return Promise.reject(new Error("socket hang up"));
+      },
+    });
+    const breakers = new ProcessorBreakers({ failures: 5, openMs: 30_000 });
+    const failover = new Failover(breakers, abandoned, 1000, (_f, _t, why) => reasons.push(why), quiet, 100);
+    await assert.rejects(failover.open("unused", [lateLoss, counting], request), /could not create/);
+    assert.equal(squareAsked, 0);
+    assert.deepEqual(remembered, ["stripe"], "only the call that was made is remembered");
+    assert.deepEqual(reasons, ["connection", "timeout"]);
+  });
 });

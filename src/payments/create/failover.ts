@@ -60,6 +60,12 @@ export class Failover {
         continue;
       }
       const remaining = deadline - Date.now();
+      // Nothing is asked once the create's time is up: a call given no time could only open a
+      // checkout nobody hears of.
+      if (remaining <= 0) {
+        passOver(index, "timeout");
+        continue;
+      }
       const last = index === route.length - 1;
       const attempt = await this.attempt(
         processor,
