@@ -1,208 +1,64 @@
-// npm run chaos [-- --quick] [--only ssrf|fuzz|race|boundary|processors|outage|crash]
+// npm run chaos [-- --quick] [--only ssrf|fuzz|race|boundary|processors|outage|crash|failover]
+// npm run chaos -- --failover [--quick]: the database failover alone (chaos/failover.ts).
 // Faults on loopback, bounded in count and time: kill -9 of instances under load, a database
 // outage, fuzzed input, an SSRF corpus, cancel-versus-pay races, and a processor that loses answers
 // and events. Prints one table and exits non-zero if any figure misses its target. Needs PostgreSQL
 // (CHAOS_DATABASE_URL, default 127.0.0.1:5432) and the compiled service (npm run build).
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import pg from "pg";
-import { freePort, freshDatabase as freshHarnessDatabase, waitUntilUp } from "../bench/harness.ts";
+import { freePort } from "../bench/harness.ts";
 import { isPrivateAddress, reachableUrl } from "../src/net/unreachable-host.ts";
 import { guardedLookup } from "../src/webhooks/safe-connect.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
 import { TcpProxy } from "../test/helpers/tcp-proxy.ts";
+import { failoverScenario } from "./failover.ts";
+import {
+  ADMIN_TOKEN,
+  createGroup,
+  freshDatabase,
+  type Instance,
+  launch,
+  merchantCall,
+  paymentBody,
+  QUICK,
+  record,
+  rows,
+  SECRET_KEY,
+  SEED,
+  SQUARE_ENV,
+  sandboxCaller,
+  singleInstance,
+  startSandbox,
+  zero,
+} from "./kit.ts";
 import { fuzzCodeStep, fuzzStream, raceCodes, raceStreams, targetOf } from "./new-surfaces.ts";
 import { SSRF_CORPUS } from "./ssrf-corpus.ts";
-
-process.chdir(fileURLToPath(new URL("..", import.meta.url)));
-const QUICK = process.argv.includes("--quick");
-const ADMIN_URL = process.env.CHAOS_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const ADMIN_TOKEN = `adm_chaos_${randomBytes(8).toString("hex")}`;
-const SECRET_KEY = "sk_test_chaos";
-const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
-const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 
 const PLAN = QUICK
   ? { crashCycles: 3, outageSeconds: 5, fuzzRuns: 1000, races: 100 }
   : { crashCycles: 20, outageSeconds: 30, fuzzRuns: 10_000, races: 500 };
 
-interface Row {
-  scenario: string;
-  figure: string;
-  value: number;
-  target: string;
-  ok: boolean;
-}
-const rows: Row[] = [];
-const record = (scenario: string, figure: string, value: number, target: string, ok: boolean) => {
-  rows.push({ scenario, figure, value, target, ok });
-  process.stderr.write(`  ${scenario}: ${figure} = ${value} (${target})${ok ? "" : "  MISSED"}\n`);
-};
-const zero = (scenario: string, figure: string, value: number) =>
-  record(scenario, figure, value, "0", value === 0);
-
-const children = new Set<ChildProcess>();
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-});
-
-async function freshDatabase(): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
-  const database = await freshHarnessDatabase(ADMIN_URL, "checkout_chaos");
-  const client = new pg.Client({ connectionString: database.url });
-  return {
-    url: database.url,
-    client,
-    drop: async () => {
-      await client.end().catch(() => {});
-      await database.drop();
-    },
-  };
-}
-
-function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  child.stderr?.resume();
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  return child;
-}
-
-interface Instance {
-  port: number;
-  url: string;
-  child?: ChildProcess;
-}
-
-/** Both processors' settings, shared by the sandbox and the service that talks to it. */
-const SQUARE_ENV = {
-  SQUARE_ACCESS_TOKEN: "EAAAchaos",
-  SQUARE_LOCATION_ID: "LCHAOS",
-  SQUARE_WEBHOOK_SIGNATURE_KEY: randomBytes(24).toString("base64url"),
-};
-
-/** `checkout sandbox`, keeping its objects in the scenario's database. */
-async function startSandbox(eventsUrl: string, databaseUrl: string): Promise<string> {
-  const port = await freePort();
-  spawnNode(["--import", "tsx", "src/cli/main.ts", "sandbox"], {
-    SANDBOX_PORT: String(port),
-    PUBLIC_URL: eventsUrl,
-    DATABASE_URL: databaseUrl,
-    STRIPE_SECRET_KEY: SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    ...SQUARE_ENV,
-    LOG_LEVEL: "silent",
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(`${url}/sandbox/requests`);
-  return url;
-}
-
-function launch(
-  instance: Instance,
-  databaseUrl: string,
-  sandboxUrl: string,
-  publicUrl: string,
-  extraEnv: Record<string, string> = {},
-): Promise<void> {
-  instance.child = spawnNode(["dist/src/main.js"], {
-    PORT: String(instance.port),
-    PUBLIC_URL: publicUrl,
-    DATABASE_URL: databaseUrl,
-    PROCESSOR: "stripe",
-    SECRETS_KEY: Buffer.alloc(32, 5).toString("base64"),
-    STRIPE_SECRET_KEY: SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: sandboxUrl,
-    ...SQUARE_ENV,
-    SQUARE_API_URL: sandboxUrl,
-    ADMIN_TOKEN,
-    LOG_LEVEL: "silent",
-    RATE_LIMIT_MAX: "1000000000",
-    AUTH_FAILURES_PER_MINUTE: "1000000000",
-    ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
-    WEBHOOK_RETRY_DELAYS: "0.2,0.5,1",
-    WEBHOOK_TIMEOUT_MS: "2000",
-    IDEMPOTENCY_LEASE_SECONDS: "2",
-    SHUTDOWN_GRACE_SECONDS: "0",
-    DATABASE_CONNECT_TIMEOUT_SECONDS: "30",
-    ...extraEnv,
-  });
-  return waitUntilUp(`${instance.url}/health/ready`);
-}
-
-async function createGroup(url: string, siteUrl: string) {
-  const response = await fetch(`${url}/admin/v1/groups`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Chaos shop", safeSites: [{ name: "Main", url: siteUrl }] }),
-  });
-  const { data } = (await response.json()) as { data: { publicKey: string; secretKey: string } };
-  return { "x-public-key": data.publicKey, "x-secret-key": data.secretKey };
-}
-
-/** One instance with its own sandbox and a group of its own. */
-async function singleInstance(databaseUrl: string, extraEnv: Record<string, string> = {}) {
-  const port = await freePort();
-  const instance: Instance = { port, url: `http://127.0.0.1:${port}` };
-  const sandboxUrl = await startSandbox(instance.url, databaseUrl);
-  await launch(instance, databaseUrl, sandboxUrl, instance.url, extraEnv);
-  return { instance, sandboxUrl, keys: await createGroup(instance.url, instance.url) };
-}
-
-const paymentBody = (webhookUrl: string) => ({
-  amount: 1500,
-  currency: "usd",
-  customerEmail: "chaos@example.com",
-  successUrl: "https://shop.example.com/ok",
-  cancelUrl: "https://shop.example.com/no",
-  webhookUrl,
-});
-
-/** A merchant API call with a group's keys, JSON both ways. */
-async function merchantCall(
-  baseUrl: string,
-  keys: Record<string, string>,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...keys, ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
-}
-
-/** The sandbox's simulation and fault endpoints (JSON, no auth). */
-const sandboxCaller = (sandboxUrl: string) => (method: string, path: string, body?: unknown) =>
-  fetch(`${sandboxUrl}${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? null : JSON.stringify(body),
-  }).then((response) => response.json() as Promise<Record<string, unknown>>);
-
-/** Crash: kill -9 of one of two instances, over and over, while payments are created and cancelled. */
+/**
+ * Crash: two API-only instances and one worker instance (SERVICE_ROLES), each killed -9 in turn,
+ * over and over, while payments are created and cancelled.
+ */
 async function crashScenario(): Promise<void> {
-  process.stderr.write("crash: two instances, kill -9 under load\n");
+  process.stderr.write("crash: two api instances and one worker, kill -9 under load\n");
   const database = await freshDatabase();
   const receiver = new Receiver({ "/hook": () => 200 });
   await receiver.start();
-  const instances: Instance[] = [];
-  for (let i = 0; i < 2; i++) {
+  const instances: (Instance & { roles: string })[] = [];
+  for (const roles of ["api", "api", "workers"]) {
     const port = await freePort();
-    instances.push({ port, url: `http://127.0.0.1:${port}` });
+    instances.push({ port, url: `http://127.0.0.1:${port}`, roles });
   }
-  const [first] = instances as [Instance, Instance];
+  const api = instances.filter((instance) => instance.roles === "api");
+  const first = api[0] as Instance;
   const sandboxUrl = await startSandbox(first.url, database.url);
-  for (const instance of instances) await launch(instance, database.url, sandboxUrl, first.url);
+  const start = (instance: (typeof instances)[number]) =>
+    launch(instance, database.url, sandboxUrl, first.url, { SERVICE_ROLES: instance.roles });
+  for (const instance of instances) await start(instance);
   const keys = await createGroup(first.url, first.url);
 
   const acknowledgedCancels = new Set<string>();
@@ -233,7 +89,7 @@ async function crashScenario(): Promise<void> {
     for (let attempt = 0; !created && Date.now() < deadline; attempt++) {
       try {
         const answer = await call(
-          instances[(n + attempt) % 2] as Instance,
+          api[(n + attempt) % 2] as Instance,
           "POST",
           "/api/v1/payments/create",
           body,
@@ -250,7 +106,7 @@ async function crashScenario(): Promise<void> {
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       try {
         const answer = await call(
-          instances[(n + attempt + 1) % 2] as Instance,
+          api[(n + attempt + 1) % 2] as Instance,
           "DELETE",
           `/api/v1/payments/${created}`,
         );
@@ -268,10 +124,10 @@ async function crashScenario(): Promise<void> {
   });
   for (let cycle = 0; cycle < PLAN.crashCycles; cycle++) {
     await sleep(700);
-    const victim = instances[cycle % 2] as Instance;
+    const victim = instances[cycle % instances.length] as (typeof instances)[number];
     victim.child?.kill("SIGKILL");
     await sleep(200);
-    await launch(victim, database.url, sandboxUrl, first.url);
+    await start(victim);
   }
   stop = true;
   await Promise.all(workers);
@@ -322,7 +178,7 @@ async function outageScenario(): Promise<void> {
   process.stderr.write(`outage: the database away for ${PLAN.outageSeconds} s under load\n`);
   const database = await freshDatabase();
   const target = new URL(database.url);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   const proxied = new URL(database.url);
   proxied.port = String(await proxy.open());
   const { instance, keys } = await singleInstance(proxied.toString());
@@ -1109,8 +965,11 @@ async function processorsScenario(): Promise<void> {
 
 async function main() {
   const started = Date.now();
-  // --only NAME runs one scenario (ssrf, fuzz, race, boundary, processors, outage, crash).
-  const only = process.argv[process.argv.indexOf("--only") + 1];
+  // --only NAME runs one scenario (ssrf, fuzz, race, boundary, processors, outage, crash, failover).
+  const only = process.argv.includes("--failover")
+    ? "failover"
+    : process.argv[process.argv.indexOf("--only") + 1];
+  const chosen = process.argv.includes("--only") || process.argv.includes("--failover");
   const scenarios = [
     ssrfScenario,
     fuzzScenario,
@@ -1119,13 +978,12 @@ async function main() {
     processorsScenario,
     outageScenario,
     crashScenario,
+    failoverScenario,
   ];
-  for (const scenario of scenarios.filter(
-    (candidate) => !process.argv.includes("--only") || candidate.name === `${only}Scenario`,
-  )) {
+  for (const scenario of scenarios.filter((candidate) => !chosen || candidate.name === `${only}Scenario`)) {
     await scenario();
   }
-  const widths = [10, 44, 8, 32];
+  const widths = [Math.max(10, ...rows.map((row) => row.scenario.length)), 48, 8, 12];
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 8)).join(" | ")} |`;
   process.stdout.write(`\n${line(["scenario", "figure", "value", "target"])}\n`);
   process.stdout.write(`| ${widths.map((width) => "-".repeat(width)).join(" | ")} |\n`);

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { postgresDatabase } from "../src/db/database.ts";
+import { DatabaseUnavailableError, postgresDatabase } from "../src/db/database.ts";
 import { createTestDatabase, onPostgres, type TestDatabase, throughPooler } from "./helpers/database.ts";
 import { startTestService, type TestGroup, type TestService } from "./helpers/service.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
@@ -23,7 +23,7 @@ describe("PostgreSQL outage", { skip: needsDirectServer }, () => {
   before(async () => {
     fresh = await createTestDatabase();
     const target = new URL(fresh.url as string);
-    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const port = await proxy.open();
     const proxied = new URL(target);
     proxied.port = String(port);
@@ -183,6 +183,40 @@ describe("PostgreSQL refusing work", {
         .query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true CONNECTION LIMIT -1`)
         .catch(() => {});
       await superuser.end();
+    }
+  });
+});
+
+describe("PostgreSQL lost inside a transaction (a failover)", { skip: needsDirectServer }, () => {
+  it("rejects the transaction as unavailable and leaves the process running", async () => {
+    const fresh = await createTestDatabase();
+    const target = new URL(fresh.url as string);
+    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxied = new URL(target);
+    proxied.port = String(await proxy.open());
+    const db = postgresDatabase(proxied.toString());
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query("SELECT 1");
+          // The server goes away between two statements, as a primary killed mid-request does.
+          await proxy.cut();
+          await sleep(100);
+          await tx.query("SELECT 1");
+        }),
+        DatabaseUnavailableError,
+      );
+      await proxy.open();
+      assert.deepEqual(await db.transaction((tx) => tx.query("SELECT 1 AS one")), [{ one: 1 }]);
+      assert.deepEqual(uncaught, []);
+    } finally {
+      process.off("uncaughtException", record);
+      await db.close();
+      await proxy.cut();
+      await fresh.db.close();
     }
   });
 });

@@ -165,6 +165,12 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
         return translate(error);
       }
       let broken = false;
+      // A checked-out client has no pool listener: a server lost between two statements (a
+      // failover) would emit an unheard error and end the process.
+      const onLost = () => {
+        broken = true;
+      };
+      client.on("error", onLost);
       const submitToClient = submitTo(client);
       const tx: Queryable = {
         async query<Row>(sql: string, params?: unknown[]) {
@@ -189,6 +195,8 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
         throw error;
       } finally {
         client.release(broken);
+        // A broken client is being destroyed and may still report its socket's end.
+        if (!broken) client.off("error", onLost);
       }
     },
     async listen(channel, onNotify) {
