@@ -280,6 +280,10 @@ export async function startService(
   );
   await waitUntilUp(`${url}/health/ready`);
   measureCpuOf(child);
+  // A worker instance serves its probes only: it has no group to make.
+  if (env.SERVICE_ROLES === "workers") {
+    return { child, url, sandboxUrl, keys: { "x-public-key": "", "x-secret-key": "" }, groupId: "" };
+  }
   const response = await fetch(`${url}/admin/v1/groups`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
@@ -313,6 +317,23 @@ export const createLoad = (service: Service): autocannon.Options => ({
   headers: { ...service.keys, "content-type": "application/json" },
   body: createBody,
 });
+
+/** Get Payment over the given payments in turn, as a merchant's server polls them. */
+export function getLoad(service: Service, payments: readonly { id: string }[]): autocannon.Options {
+  let next = 0;
+  return {
+    url: service.url,
+    requests: [
+      {
+        method: "GET",
+        setupRequest: (request) => {
+          next = (next + 1) % payments.length;
+          return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: service.keys };
+        },
+      },
+    ],
+  };
+}
 
 /** The create-payment scenario, against the INSERT + POST baseline. */
 export function createScenario(
@@ -364,6 +385,35 @@ export async function dashboardCookie(service: Service, groupId: string): Promis
   const session = accepted.headers.getSetCookie().find((cookie) => cookie.startsWith("checkout_session="));
   if (!session) throw new Error("could not sign the bench user in");
   return `${session.split(";")[0]}; ${csrfCookie}`;
+}
+
+/** The dashboard's CSV export of `rows` payments, read to its end: rows per second. */
+export async function csvExport(
+  scenario: string,
+  service: Service,
+  cookie: string,
+  rows: number,
+  extra: Pick<Figure, "baseline"> = {},
+): Promise<Figure> {
+  const started = performance.now();
+  const csv = await fetch(`${service.url}/dashboard/payments.csv`, { headers: { cookie } });
+  let lines = 0;
+  for await (const chunk of csv.body as AsyncIterable<Uint8Array>) {
+    for (const byte of chunk) if (byte === 10) lines++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const figure = {
+    scenario,
+    rps: Math.round((lines - 1) / seconds),
+    p50: 0,
+    p99: 0,
+    errors: lines - 1 === rows ? 0 : 1,
+    note: `${(lines - 1).toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s (rows/s)`,
+    ...extra,
+  };
+  figures.push(figure);
+  process.stderr.write(`  ${scenario}: ${lines - 1} rows in ${seconds.toFixed(1)} s\n`);
+  return figure;
 }
 
 /** A Markdown table, columns padded to their widest cell. */

@@ -22,6 +22,7 @@ import {
   createLoad,
   createPayments,
   createScenario,
+  csvExport,
   DURATION_S,
   dashboardCookie,
   deliveredTo,
@@ -30,6 +31,7 @@ import {
   figures,
   formatTable,
   freshDatabase,
+  getLoad,
   interleaved,
   type Load,
   measureCpuOf,
@@ -50,6 +52,7 @@ import {
   watchMemory,
 } from "./kit.ts";
 import { scaleRun } from "./scale.ts";
+import { pgbouncerScenarios, replicaScenarios } from "./topology.ts";
 
 // Paths below (the compiled service, the bench's helpers, profiles) are relative to the repository.
 process.chdir(fileURLToPath(new URL("..", import.meta.url)));
@@ -57,7 +60,7 @@ process.chdir(fileURLToPath(new URL("..", import.meta.url)));
 const args = new Set(process.argv.slice(2));
 const SOAK = args.has("--soak");
 
-/** `--only=pg,webhooks,dashboard,multi,e2e,embedded` runs those parts (and the baselines) only. */
+/** `--only=pg,webhooks,dashboard,multi,topology,e2e,embedded` runs those parts (and the baselines) only. */
 const ONLY = [...args]
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
@@ -163,30 +166,35 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
 }
 
 /**
- * Three service processes on one PostgreSQL, with Redis for the rate limit, the load spread across
- * them: create throughput against one process's, and a webhook backlog drained by three
- * dispatchers, checked to reach the receiver exactly once each.
+ * The roles split as operators run them (SERVICE_ROLES): two API-only instances and one worker on
+ * one PostgreSQL, with Redis for the rate limit. Create throughput across the two API instances
+ * against one process's, and a webhook backlog drained by the worker, checked to reach the
+ * receiver exactly once each.
  */
 async function multiInstanceScenario(databaseUrl: string, stub: Processor, single: Figure | undefined) {
   const instances: Service[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (const roles of ["api", "api", "workers"]) {
     instances.push(
-      await startService({ DATABASE_URL: databaseUrl, REDIS_URL: "redis://127.0.0.1:6379" }, stub),
+      await startService(
+        { DATABASE_URL: databaseUrl, REDIS_URL: "redis://127.0.0.1:6379", SERVICE_ROLES: roles },
+        stub,
+      ),
     );
   }
-  const [first] = instances;
+  const api = instances.slice(0, 2);
+  const [first] = api;
   if (!first) throw new Error("no instance started");
   try {
-    const share = (i: number) => Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0);
+    const share = (i: number) => Math.floor(CONNECTIONS / 2) + (i < CONNECTIONS % 2 ? 1 : 0);
     const run = (duration: number) =>
       Promise.all(
-        instances.map((instance, i) =>
+        api.map((instance, i) =>
           autocannon({
             url: `${instance.url}/api/v1/payments/create`,
             connections: share(i),
             duration,
             method: "POST",
-            // One group's keys everywhere: every instance serves every merchant.
+            // One group's keys everywhere: every API instance serves every merchant.
             headers: { ...first.keys, "content-type": "application/json" },
             body: createBody,
           }),
@@ -199,14 +207,14 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
     const p99 = Math.max(...results.map((result) => result.latency.p99));
     if (errors > 0) outcome.failed = true;
     figures.push({
-      scenario: "create (3 instances, pg + redis)",
+      scenario: "create (2 api instances + 1 worker, pg + redis)",
       rps: Math.round(rps),
       p50: Math.max(...results.map((result) => result.latency.p50)),
       p99,
       errors,
       note: single ? `${Math.round((rps / single.rps) * 100)} % of one process (create (pg))` : "",
     });
-    process.stderr.write(`  create (3 instances): ${Math.round(rps)} req/s, p99 ${p99} ms\n`);
+    process.stderr.write(`  create (2 api instances): ${Math.round(rps)} req/s, p99 ${p99} ms\n`);
 
     const receiverPort = await freePort();
     const receiver = start("bench/receiver.ts", { PORT: String(receiverPort) });
@@ -230,14 +238,14 @@ async function multiInstanceScenario(databaseUrl: string, stub: Processor, singl
       const twice = received - backlog + (Number(attempts?.n) - backlog);
       if (twice !== 0) outcome.failed = true;
       figures.push({
-        scenario: "webhook drain (3 instances)",
+        scenario: "webhook drain (1 worker instance)",
         rps: rate,
         p50: 0,
         p99: 0,
         errors: twice,
         note: `${received} received for ${backlog} deliveries: ${twice === 0 ? "none twice" : `${twice} extra`}`,
       });
-      process.stderr.write(`  webhook drain (3 instances): ${rate}/s, received ${received} of ${backlog}\n`);
+      process.stderr.write(`  webhook drain (1 worker): ${rate}/s, received ${received} of ${backlog}\n`);
     } finally {
       await db.close();
       await stop(receiver);
@@ -325,22 +333,7 @@ async function dashboardScenario(service: Service, databaseUrl: string): Promise
     await cannon("dashboard list: by email", page("/dashboard/payments?q=customer4242%40example.com"), {
       baseline: "dashboard list: first page",
     });
-    const started = performance.now();
-    const csv = await fetch(`${service.url}/dashboard/payments.csv`, { headers: { cookie } });
-    let lines = 0;
-    for await (const chunk of csv.body as AsyncIterable<Uint8Array>) {
-      for (const byte of chunk) if (byte === 10) lines++;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    figures.push({
-      scenario: "dashboard CSV export",
-      rps: Math.round((lines - 1) / seconds),
-      p50: 0,
-      p99: 0,
-      errors: lines - 1 === rows ? 0 : 1,
-      note: `${(lines - 1).toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s (rows/s)`,
-    });
-    process.stderr.write(`  CSV: ${lines - 1} rows in ${seconds.toFixed(1)} s\n`);
+    await csvExport("dashboard CSV export", service, cookie, rows);
   } finally {
     await db.close();
   }
@@ -374,6 +367,23 @@ function printTable(
       verdict(
         f.rps >= 0.4 * of("baseline: insert+post (PGlite)") && f.p99 <= 100,
         "≥ 40 % of insert+post on PGlite, p99 ≤ 100 ms",
+      ),
+    "create (pgbouncer)": (f) =>
+      verdict(
+        f.rps >= 0.5 * of("baseline: insert+post (pgbouncer)"),
+        "≥ 50 % of insert+post through the same PgBouncer",
+      ),
+    "get (pgbouncer)": (f) =>
+      verdict(
+        f.rps >= 0.8 * of("baseline: select (pgbouncer)"),
+        "≥ 80 % of select through the same PgBouncer",
+      ),
+    "dashboard list (replica)": (f) =>
+      verdict(f.rps >= 0.8 * of("dashboard list (primary)"), "≥ 80 % of the same page from the primary"),
+    "dashboard CSV export (replica)": (f) =>
+      verdict(
+        f.rps >= 0.8 * of("dashboard CSV export (primary)"),
+        `≥ 80 % of the primary's rows/s (${percentOf(f.rps, Math.max(1, of("dashboard CSV export (primary)")))} %)`,
       ),
     "dashboard list: first page": (f) => verdict(f.p99 <= 50, "p99 ≤ 50 ms"),
     "dashboard list: last pages": (f) =>
@@ -490,23 +500,10 @@ async function main() {
       });
     }
     const payments = await createPayments(service, 200);
-    let next = 0;
-    const keys = service.keys;
     if (wants("pg"))
       await interleaved(select, {
         scenario: "get (pg)",
-        options: {
-          url: service.url,
-          requests: [
-            {
-              method: "GET",
-              setupRequest: (request) => {
-                next = (next + 1) % payments.length;
-                return { ...request, path: `/api/v1/payments/${payments[next]?.id}`, headers: keys };
-              },
-            },
-          ],
-        },
+        options: getLoad(service, payments),
         server: service.child,
         extra: { baseline: select.scenario },
       });
@@ -557,12 +554,18 @@ async function main() {
     service = undefined;
 
     if (wants("multi")) {
-      process.stderr.write("three instances on one PostgreSQL, Redis for the rate limit\n");
+      process.stderr.write("two api instances and one worker on one PostgreSQL, Redis for the rate limit\n");
       await multiInstanceScenario(
         database.url,
         stub,
         figures.find((figure) => figure.scenario === "create (pg)"),
       );
+    }
+
+    if (wants("topology")) {
+      process.stderr.write("through PgBouncer in transaction mode; reads on a streaming replica\n");
+      await pgbouncerScenarios(stub, database.url);
+      await replicaScenarios(stub);
     }
 
     if (wants("e2e")) {
