@@ -58,43 +58,58 @@ describe("deployment files stay in step with the code", () => {
     assert.match(await read(".ci/run"), /node-linux-\$arch@24/, "CI runs the suite on Node 24");
   });
 
+  /** A compose service's environment with its placeholders filled in from `env`, else their defaults. */
+  const filledIn = (environment: Record<string, string>, env: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(environment).map(([key, value]) => [
+        key,
+        value.replace(
+          /\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g,
+          (_, name: string, kind?: string, rest?: string) => {
+            if (env[name] !== undefined) return env[name];
+            if (kind === "-") return rest ?? "";
+            // A required value stands for what the operator sets: long enough wherever length is checked.
+            return name === "SITE_ADDRESS"
+              ? "pay.example.com"
+              : name === "SECRETS_KEY"
+                ? Buffer.alloc(32, 9).toString("base64")
+                : "x".repeat(40);
+          },
+        ),
+      ]),
+    );
+  type Service = {
+    environment?: Record<string, string>;
+    healthcheck?: { test: string[] };
+    image?: string;
+    build?: string;
+    profiles?: string[];
+  };
+  const composeServices = async () =>
+    (parse(await read("compose.yaml"), { merge: true }) as { services: Record<string, Service> }).services;
+
   it("compose runs two instances on PostgreSQL and Redis behind a proxy, with settings the service knows", async () => {
-    const compose = parse(await read("compose.yaml"), { merge: true }) as {
-      services: Record<
-        string,
-        { environment?: Record<string, string>; healthcheck?: { test: string[] }; image?: string }
-      >;
-    };
-    const instances = Object.entries(compose.services).filter(([name]) => name.startsWith("checkout-"));
+    const services = await composeServices();
+    const instances = Object.entries(services).filter(([name]) => name.startsWith("checkout-"));
     assert.equal(instances.length, 2);
-    assert.ok(compose.services.postgres?.image?.startsWith("postgres:"));
-    assert.ok(compose.services.redis?.image?.startsWith("redis:"));
+    assert.ok(services.postgres?.image?.startsWith("postgres:"));
+    assert.ok(services.redis?.image?.startsWith("redis:"));
     for (const [name, service] of instances) {
       const environment = service.environment ?? {};
       for (const variable of Object.keys(environment)) {
         assert.ok(ENVIRONMENT_VARIABLES.includes(variable as never), `${name} sets unknown ${variable}`);
       }
       // The values, with their placeholders filled in, are accepted by the real config loader.
-      const filled = Object.fromEntries(
-        Object.entries(environment).map(([key, value]) => [
-          key,
-          // A placeholder stands for what the operator sets: long enough wherever length is checked.
-          value.replace(/\$\{([A-Z_]+)[^}]*\}/g, (_, v) =>
-            v === "SITE_ADDRESS"
-              ? "pay.example.com"
-              : v === "SECRETS_KEY"
-                ? Buffer.alloc(32, 9).toString("base64")
-                : "x".repeat(40),
-          ),
-        ]),
-      );
-      const config = loadConfig(filled);
+      const config = loadConfig(filledIn(environment, {}));
       assert.equal(
         config.sandbox,
         false,
         "several instances need shared processors, not in-memory sandboxes",
       );
       assert.ok(config.databaseUrl && config.redisUrl);
+      assert.equal(config.databasePoolMode, "session");
+      assert.equal(config.databaseReadUrl, undefined);
+      assert.deepEqual(config.serviceRoles, ["api", "workers"]);
       assert.match(
         service.healthcheck?.test.join(" ") ?? "",
         new RegExp(`127\\.0\\.0\\.1:${config.port}/health/ready`),
@@ -103,5 +118,36 @@ describe("deployment files stay in step with the code", () => {
     const caddyfile = await read("deploy/Caddyfile");
     assert.match(caddyfile, /reverse_proxy checkout-1:3000 checkout-2:3000/);
     assert.match(caddyfile, /health_uri \/health\/ready/);
+  });
+
+  it("the scaled profile: API-only instances through PgBouncer, reads on the replica, one worker", async () => {
+    const services = await composeServices();
+    for (const name of ["worker", "pgbouncer", "postgres-replica"]) {
+      assert.deepEqual(services[name]?.profiles, ["scaled"], `${name} runs only in the scaled profile`);
+    }
+    assert.equal(services.pgbouncer?.build, "deploy/pgbouncer");
+    assert.match(await read("deploy/pgbouncer/start.sh"), /pool_mode = transaction/);
+    assert.match(await read("deploy/postgres/replica.sh"), /pg_basebackup[\s\S]*--write-recovery-conf/);
+    // The .env lines docs/deploy.md gives for this profile.
+    const scaled = {
+      CHECKOUT_DATABASE_HOST: "pgbouncer:6432",
+      CHECKOUT_POOL_MODE: "transaction",
+      CHECKOUT_READ_URL: "postgres://checkout:x@postgres-replica:5432/checkout",
+      CHECKOUT_ROLES: "api",
+    };
+    const deploy = await read("docs/deploy.md");
+    for (const name of ["CHECKOUT_DATABASE_HOST", "CHECKOUT_POOL_MODE", "CHECKOUT_ROLES"] as const) {
+      assert.ok(deploy.includes(`${name}=${scaled[name]}`), `docs/deploy.md gives ${name}`);
+    }
+    assert.match(deploy, /CHECKOUT_READ_URL=postgres:\/\/checkout:\S+@postgres-replica:5432\/checkout/);
+    const api = loadConfig(filledIn(services["checkout-1"]?.environment ?? {}, scaled));
+    assert.equal(api.databasePoolMode, "transaction");
+    assert.equal(new URL(api.databaseUrl ?? "").host, "pgbouncer:6432");
+    assert.equal(new URL(api.databaseListenUrl ?? "").host, "postgres:5432", "LISTEN on the primary itself");
+    assert.equal(new URL(api.databaseReadUrl ?? "").host, "postgres-replica:5432");
+    assert.deepEqual(api.serviceRoles, ["api"]);
+    const worker = loadConfig(filledIn(services.worker?.environment ?? {}, scaled));
+    assert.deepEqual(worker.serviceRoles, ["workers"]);
+    assert.equal(worker.databasePoolMode, "transaction");
   });
 });
