@@ -361,6 +361,7 @@ async function explainPaths(side: Side): Promise<string> {
             webhookUrl: null,
             droppedWebhookHost: null,
             failovers: [],
+            paymentLinkId: null,
           },
           {
             status: "processing",

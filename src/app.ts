@@ -12,6 +12,9 @@ import { accountPages } from "./account-pages/pages.ts";
 import accountAdminRoutes from "./accounts/routes/admin.ts";
 import { AccountsService } from "./accounts/service.ts";
 import { TwoFactorService } from "./accounts/two-factor.ts";
+import brandingRoutes from "./branding/routes/api.ts";
+import logoRoute from "./branding/routes/logo.ts";
+import { Branding } from "./branding/service.ts";
 import checkoutRoutes from "./checkout/routes.ts";
 import { type Config, ConfigError, MIN_ADMIN_TOKEN_LENGTH } from "./config.ts";
 import groupPages from "./console/groups.ts";
@@ -45,6 +48,9 @@ import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";
 import { finishOpenApiDocument } from "./openapi/document.ts";
+import paymentLinkRoutes from "./payment-links/routes/api.ts";
+import paymentLinkPage from "./payment-links/routes/page.ts";
+import { PaymentLinks } from "./payment-links/service.ts";
 import { createPayments, type Payments, startPaymentWorkers } from "./payments/module.ts";
 import cancelPaymentRoute from "./payments/routes/cancel.ts";
 import createPaymentRoute from "./payments/routes/create.ts";
@@ -69,9 +75,11 @@ import { WebhookOutbox } from "./webhooks/outbox.ts";
 import { startAttemptRetention } from "./webhooks/retention.ts";
 import failedDeliveriesRoute from "./webhooks/routes/failed-deliveries.ts";
 import eventFeedRoute from "./webhooks/routes/feed.ts";
+import webhookSettingsRoutes from "./webhooks/routes/settings.ts";
 import eventStreamRoute from "./webhooks/routes/stream.ts";
 import type { Resolver } from "./webhooks/safe-connect.ts";
 import { WebhookService } from "./webhooks/service.ts";
+import { WebhookSettings } from "./webhooks/settings.ts";
 
 /** Everything the interfaces and workers share; built once per running service. */
 export interface Services {
@@ -81,7 +89,10 @@ export interface Services {
   outbox: WebhookOutbox;
   metrics: Metrics;
   payments: Payments;
+  paymentLinks: PaymentLinks;
+  branding: Branding;
   webhooks: WebhookService;
+  webhookSettings: WebhookSettings;
   merchants: MerchantsService;
   merchantAuth: MerchantAuthenticator;
   accounts: AccountsService;
@@ -167,7 +178,10 @@ function buildServices(
     outbox,
     metrics,
     payments,
+    paymentLinks: new PaymentLinks(db, payments.safeSites, payments.creation, payments.queries),
     webhooks,
+    webhookSettings: new WebhookSettings(db, config.allowedPrivateHosts),
+    branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,
     accounts: new AccountsService(
@@ -320,6 +334,9 @@ async function registerRoutes(
     await api.register(cancelPaymentRoute, { creation: payments.creation });
     await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
     await api.register(refundRoutes, { refunds: payments.refunds });
+    await api.register(paymentLinkRoutes, { links: services.paymentLinks });
+    await api.register(webhookSettingsRoutes, { settings: services.webhookSettings });
+    await api.register(brandingRoutes, { branding: services.branding });
     await api.register(eventFeedRoute, { webhooks });
     await api.register(eventStreamRoute, { db: services.db, keys: merchantAuth });
     if (sandbox) {
@@ -412,6 +429,18 @@ async function registerRoutes(
   await app.register(checkoutRoutes, {
     queries: payments.queries,
     processorEvents: payments.processorEvents,
+    branding: services.branding,
+  });
+  await app.register(logoRoute, { branding: services.branding });
+  await app.register(paymentLinkPage, {
+    links: services.paymentLinks,
+    branding: services.branding,
+    rateLimit: {
+      max: config.rateLimitMax,
+      timeWindow: config.rateLimitWindowSeconds * 1000,
+      ...(redis && { store: resilientStore(redis, "checkout-link-rate-limit:") }),
+      skipOnError: true,
+    },
   });
   await app.register(processorWebhookRoute, {
     processors: services.processors,

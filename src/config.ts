@@ -9,7 +9,8 @@ export interface Config {
   port: number;
   host: string;
   publicUrl: string;
-  fallbackUrl: string;
+  /** Where a customer goes when a merchant's URL is unusable; unset: the payment's /done page. */
+  fallbackUrl: string | undefined;
   databaseUrl: string | undefined;
   databaseConnectTimeoutSeconds: number;
   databaseStatementTimeoutMs: number;
@@ -307,7 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     publicUrl,
-    fallbackUrl: httpUrl("FALLBACK_URL", env.FALLBACK_URL || publicUrl),
+    fallbackUrl: env.FALLBACK_URL ? httpUrl("FALLBACK_URL", env.FALLBACK_URL) : undefined,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databaseConnectTimeoutSeconds: integer(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 60, 0, 3600),
     databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 600_000),

@@ -1,47 +1,78 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { Branding } from "../branding/service.ts";
 import { DatabaseUnavailableError } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS } from "../http/error-handler.ts";
-import { sendPage } from "../http/html.ts";
+import { PAID_STATUSES } from "../payments/core/status.ts";
 import type { ProcessorEvents } from "../payments/processor-events/service.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
+import { type CustomerBrand, sendCustomerPage } from "../web/customer.ts";
+import { html } from "../web/html.ts";
 
-const UNAVAILABLE_PAGE =
-  "<h1>Payments are briefly unavailable</h1><p>Nothing was charged. Please try the same link again in a minute.</p>";
-const ERROR_PAGE =
-  "<h1>Something went wrong</h1><p>Nothing was charged. Please try the same link again, or ask the merchant.</p>";
+/** A page whose payment is unknown names no merchant. */
+const NOBODY: CustomerBrand = { name: "Payment", color: null, logoPath: null };
+
+const card = (title: string, text: string) => html`<div class="card"><h1>${title}</h1><p>${text}</p></div>`;
 
 const PAGES = {
   not_found: {
     status: 404,
     title: "Not found",
-    body: "<h1>Payment link not found</h1><p>Check the link you were given, or ask the merchant for a new one.</p>",
+    body: card("Payment link not found", "Check the link you were given, or ask the merchant for a new one."),
   },
   already_paid: {
     status: 410,
     title: "Already paid",
-    body: "<h1>This payment is already complete</h1><p>Nothing more to pay.</p>",
+    body: card("This payment is already complete", "Nothing more to pay."),
   },
   expired: {
     status: 410,
     title: "Link expired",
-    body: "<h1>This payment link has expired</h1><p>Ask the merchant for a new one.</p>",
+    body: card("This payment link has expired", "Nothing was charged. Ask the merchant for a new one."),
   },
 } as const;
 
-/** The customer's pages on a SafeSite: the hosted link and the way back from the processor. */
+const amountText = (cents: number, currency: string) =>
+  `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
+
+/** The customer's pages on a SafeSite: the hosted link, the way back, and where a payment ended. */
 const checkoutRoutes: FastifyPluginAsync<{
   queries: PaymentQueries;
   processorEvents: ProcessorEvents;
-}> = async (app, { queries, processorEvents }) => {
+  branding: Branding;
+}> = async (app, { queries, processorEvents, branding }) => {
+  const page = async (reply: FastifyReply, groupId: string | null, kind: keyof typeof PAGES) => {
+    const shown = PAGES[kind];
+    const brand = groupId ? await branding.brand(groupId) : NOBODY;
+    return sendCustomerPage(reply, shown.status, brand, shown.title, shown.body);
+  };
+
   // People read these answers, not programs: errors are pages too, never JSON.
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof DatabaseUnavailableError) {
       request.log.warn({ err: { message: error.message } }, "customer page: database unavailable");
       reply.header("retry-after", RETRY_AFTER_SECONDS);
-      return sendPage(reply, 503, "Temporarily unavailable", UNAVAILABLE_PAGE);
+      return sendCustomerPage(
+        reply,
+        503,
+        NOBODY,
+        "Temporarily unavailable",
+        card(
+          "Payments are briefly unavailable",
+          "Nothing was charged. Please try the same link again in a minute.",
+        ),
+      );
     }
     request.log.error({ err: error }, "customer page failed");
-    return sendPage(reply, 500, "Something went wrong", ERROR_PAGE);
+    return sendCustomerPage(
+      reply,
+      500,
+      NOBODY,
+      "Something went wrong",
+      card(
+        "Something went wrong",
+        "Nothing was charged. Please try the same link again, or ask the merchant.",
+      ),
+    );
   });
 
   app.get<{ Params: { token: string } }>(
@@ -49,10 +80,8 @@ const checkoutRoutes: FastifyPluginAsync<{
     { schema: { hide: true } },
     async (request, reply) => {
       const answer = await queries.openLink(request.params.token);
-      if (answer.kind !== "redirect") {
-        const page = PAGES[answer.kind];
-        return sendPage(reply, page.status, page.title, page.body);
-      }
+      if (answer.kind === "not_found") return page(reply, null, "not_found");
+      if (answer.kind !== "redirect") return page(reply, answer.groupId, answer.kind);
       reply.header("x-frame-options", "DENY").header("content-security-policy", "frame-ancestors 'none'");
       reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer");
       return reply.redirect(answer.url, 303);
@@ -64,11 +93,32 @@ const checkoutRoutes: FastifyPluginAsync<{
     { schema: { hide: true } },
     async (request, reply) => {
       const destination = await processorEvents.returnDestination(request.params.token);
-      if (destination === null) {
-        return sendPage(reply, PAGES.not_found.status, PAGES.not_found.title, PAGES.not_found.body);
-      }
+      if (destination === null) return page(reply, null, "not_found");
       reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer");
       return reply.redirect(destination, 303);
+    },
+  );
+
+  // DESIGN §7: where a customer lands after paying through a link without a successUrl, or when
+  // the merchant's URL is unusable and FALLBACK_URL is unset: did the payment go through?
+  app.get<{ Params: { token: string } }>(
+    "/done/:token",
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const payment = await queries.byLinkToken(request.params.token);
+      if (!payment) return page(reply, null, "not_found");
+      const brand = await branding.brand(payment.group_id);
+      const amount = amountText(payment.amount, payment.currency);
+      const paid = PAID_STATUSES.has(payment.status);
+      const body = paid
+        ? html`<div class="card"><p class="status ok">Payment received</p><h1>Thank you</h1>
+<p>${brand.name} has received your payment of ${amount}.</p>
+<p class="muted">A receipt goes to ${payment.customer_email} if ${brand.name} sends them. Reference: <span>${payment.id}</span></p></div>`
+        : html`<div class="card"><p class="status bad">Not paid</p><h1>The payment did not go through</h1>
+<p>Nothing was charged for ${amount} to ${brand.name}. You can close this page, or go back to the link you were given to try again.</p>
+<p class="muted">Reference: <span>${payment.id}</span></p></div>`;
+      reply.header("referrer-policy", "no-referrer");
+      return sendCustomerPage(reply, 200, brand, paid ? "Payment received" : "Not paid", body);
     },
   );
 };

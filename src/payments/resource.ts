@@ -30,6 +30,11 @@ export const paymentResourceSchema = {
       enum: [...PROCESSOR_NAMES],
       description: "The processor whose checkout the customer is sent to; every later call goes there",
     },
+    paymentLinkId: {
+      type: ["string", "null"],
+      format: "uuid",
+      description: "The payment link the customer paid through; null for a payment made through the API",
+    },
   },
 } as const;
 
@@ -53,5 +58,6 @@ export function toPaymentResource(row: PaymentResourceRow) {
     amountRefunded: row.refunded_amount,
     paidAfterCancel: isPaidAfterCancel(row),
     processor: row.processor,
+    paymentLinkId: row.payment_link_id,
   };
 }

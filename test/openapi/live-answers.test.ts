@@ -282,6 +282,33 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     await call("admin", "GET", "/admin/v1/groups/00000000-0000-0000-0000-000000000000/routing");
     await call("admin", "DELETE", `/admin/v1/groups/${groupId}/routing`);
     await call("none", "DELETE", `/admin/v1/groups/${groupId}/routing`);
+    // Payment links, the group's webhook URL, branding
+    const link = await call("merchant", "POST", "/api/v1/payment-links", {
+      name: "Gift card",
+      currency: "usd",
+      amount: 2500,
+    });
+    assert.equal(link.status, 201);
+    const linkId = link.body.data.linkId as string;
+    await call("merchant", "POST", "/api/v1/payment-links", { name: "", currency: "usd" });
+    await call("merchant", "GET", "/api/v1/payment-links?limit=1");
+    await call("merchant", "GET", "/api/v1/payment-links?limit=0");
+    await call("merchant", "GET", `/api/v1/payment-links/${linkId}`);
+    await call("merchant", "GET", "/api/v1/payment-links/00000000-0000-0000-0000-000000000000");
+    await call("merchant", "PATCH", `/api/v1/payment-links/${linkId}`, { active: false });
+    await call("merchant", "PATCH", `/api/v1/payment-links/${linkId}`, { active: "no" });
+    await call("merchant", "PUT", "/api/v1/webhook-settings", { url: "https://shop.example.com/hooks" });
+    await call("merchant", "PUT", "/api/v1/webhook-settings", { url: "ftp://shop.example.com" });
+    await call("merchant", "GET", "/api/v1/webhook-settings");
+    await call("none", "GET", "/api/v1/webhook-settings");
+    await call("merchant", "PUT", "/api/v1/branding", {
+      displayName: "Documented Shop",
+      brandColor: "#1a7f5a",
+    });
+    await call("merchant", "PUT", "/api/v1/branding", { brandColor: "green" });
+    await call("merchant", "GET", "/api/v1/branding");
+    await call("none", "GET", "/api/v1/branding");
+
     await call("admin", "POST", "/admin/v1/deliveries/recover", { since: "2026-01-01T00:00:00Z" });
     await call("admin", "POST", "/admin/v1/deliveries/recover", {});
     await call("admin", "POST", `/admin/v1/groups/${groupId}/users`, {

@@ -8,7 +8,11 @@ describe("configuration", () => {
     assert.equal(config.port, 3000);
     assert.equal(config.host, "127.0.0.1");
     assert.equal(config.publicUrl, "http://localhost:3000");
-    assert.equal(config.fallbackUrl, "http://localhost:3000");
+    assert.equal(
+      config.fallbackUrl,
+      undefined,
+      "unset: a customer sent back lands on the payment's /done page",
+    );
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.sandbox, true);
     assert.deepEqual(config.processors, ["stripe", "square"]);

@@ -31,6 +31,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   refund_reserved: 0,
   paid_at_processor: true,
   processor_failovers: null,
+  payment_link_id: null,
   expiry_claimed_until: null,
   expires_at: new Date("2026-01-01T00:30:00Z"),
   created_at: new Date("2026-01-01T00:00:00Z"),

@@ -42,8 +42,15 @@ export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
   };
 }
 
-/** The webhook a payment now in `payment.status` causes, or null when its status sends none. */
-export function webhookMessageFor(payment: PaymentRow): OutboxMessage | null {
+/**
+ * The webhook a payment now in `payment.status` causes, or null when its status sends none. It
+ * goes to the payment's own webhookUrl, else to the group's (`groupWebhookUrl`, as set now); a
+ * payment whose own URL was dropped as unreachable keeps its events for the feed only.
+ */
+export function webhookMessageFor(
+  payment: PaymentRow,
+  groupWebhookUrl: string | null = null,
+): OutboxMessage | null {
   const event = EVENT_FOR_STATUS[payment.status];
   if (!event) return null;
   return {
@@ -52,6 +59,6 @@ export function webhookMessageFor(payment: PaymentRow): OutboxMessage | null {
     event,
     status: payment.status,
     payload: webhookPayload(event, payment),
-    url: payment.webhook_url,
+    url: payment.webhook_url ?? (payment.dropped_webhook_host === null ? groupWebhookUrl : null),
   };
 }

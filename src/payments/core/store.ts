@@ -32,6 +32,8 @@ export interface PaymentRow {
   processor_payment_id: string | null;
   /** The processors its create passed over before this one, and why (DESIGN §7). */
   processor_failovers: { processor: ProcessorName; reason: string }[] | null;
+  /** The payment link the customer paid through; null for payments made by the API. */
+  payment_link_id: string | null;
   refunded_amount: number;
   /** Pending and succeeded refunds together: what may no longer be refunded. */
   refund_reserved: number;
@@ -67,8 +69,10 @@ export interface StatusUpdate {
 export async function updatePaymentStatus(
   q: Queryable,
   update: StatusUpdate,
-): Promise<{ payment: PaymentRow; from: PaymentStatus } | undefined> {
-  const [row] = await q.query<PaymentRow & { previous_status: PaymentStatus }>(
+): Promise<{ payment: PaymentRow; from: PaymentStatus; groupWebhookUrl: string | null } | undefined> {
+  const [row] = await q.query<
+    PaymentRow & { previous_status: PaymentStatus; group_webhook_url: string | null }
+  >(
     `WITH previous AS (
        SELECT id, status FROM payments WHERE id = $1 AND ($8::uuid IS NULL OR group_id = $8) FOR UPDATE
      ), changed AS (
@@ -86,7 +90,9 @@ export async function updatePaymentStatus(
        INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
        SELECT id, previous_status, status, $9 FROM changed
      )
-     SELECT * FROM changed`,
+     -- Where the group's events go when the payment names no webhookUrl: read with the change.
+     SELECT changed.*, groups.webhook_delivery_url AS group_webhook_url
+     FROM changed JOIN groups ON groups.id = changed.group_id`,
     [
       update.paymentId,
       update.to,
@@ -100,8 +106,8 @@ export async function updatePaymentStatus(
     ],
   );
   if (!row) return undefined;
-  const { previous_status: from, ...payment } = row;
-  return { payment, from };
+  const { previous_status: from, group_webhook_url: groupWebhookUrl, ...payment } = row;
+  return { payment, from, groupWebhookUrl };
 }
 
 /** The payment, locked until the transaction ends. */
@@ -211,6 +217,7 @@ export const RESOURCE_FIELDS = [
   "refunded_amount",
   "paid_at_processor",
   "processor",
+  "payment_link_id",
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 export const RESOURCE_COLUMNS = RESOURCE_FIELDS.join(", ");

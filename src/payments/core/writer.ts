@@ -147,7 +147,7 @@ export class PaymentWriter {
       refundedAmount: request.refundedAmount,
     });
     if (!changed) return null;
-    const message = webhookMessageFor(changed.payment);
+    const message = webhookMessageFor(changed.payment, changed.groupWebhookUrl);
     const queued = message ? await this.outbox.enqueue(q, message) : false;
     return { payment: changed.payment, queued };
   }

@@ -41,6 +41,13 @@ const revivePlan = (stored: unknown): CreatePlan => {
   return { ...plan, expiresAt: new Date(plan.expiresAt) };
 };
 
+/** A payment made through a payment link rather than the API. */
+export interface PaymentOrigin {
+  paymentLinkId: string;
+  /** The link names no successUrl: after paying, the customer sees the service's /done page. */
+  toDonePage: boolean;
+}
+
 /** The merchant's side of a payment's life: creating it and cancelling it (spec §4.2, §4.4). */
 export class PaymentCreation {
   // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
@@ -67,6 +74,7 @@ export class PaymentCreation {
     groupId: string,
     input: CreatePaymentInput,
     idempotencyKey?: string,
+    origin?: PaymentOrigin,
   ): Promise<IdempotentAnswer<CreatePaymentResult>> {
     if (input.customerEmail === undefined) {
       throw new DomainError(
@@ -85,7 +93,7 @@ export class PaymentCreation {
       expiresAt: new Date(Date.now() + this.config.checkoutTtlSeconds * 1000),
       safeSite,
     };
-    const carryOut = (plan: CreatePlan) => this.carryOut(groupId, { ...input, customerEmail }, plan);
+    const carryOut = (plan: CreatePlan) => this.carryOut(groupId, { ...input, customerEmail }, plan, origin);
     if (!idempotencyKey) return { result: await carryOut(fresh), replayed: false };
     return runIdempotently(
       this.db,
@@ -93,7 +101,7 @@ export class PaymentCreation {
         groupId,
         scope: "create",
         key: idempotencyKey,
-        request: input,
+        request: origin ? { ...input, origin } : input,
         leaseSeconds: this.config.idempotencyLeaseSeconds,
         fresh,
         revive: revivePlan,
@@ -106,6 +114,7 @@ export class PaymentCreation {
     groupId: string,
     input: CreatePaymentInput & { customerEmail: string },
     plan: CreatePlan,
+    origin: PaymentOrigin | undefined,
   ): Promise<CreatePaymentResult> {
     const { safeSite } = plan;
     if (!safeSite) {
@@ -153,11 +162,14 @@ export class PaymentCreation {
       customerName: input.customerName ?? null,
       description,
       metadata,
-      successUrl: substituteTransactionId(input.successUrl, id),
+      successUrl: origin?.toDonePage
+        ? `${safeSite.url}/done/${plan.linkToken}`
+        : substituteTransactionId(input.successUrl, id),
       cancelUrl: substituteTransactionId(input.cancelUrl, id),
       webhookUrl: webhookUrl?.href ?? null,
       droppedWebhookHost,
       failovers: tried.passedOver,
+      paymentLinkId: origin?.paymentLinkId ?? null,
     };
     if (tried.outcome === "refused") {
       // Kept for the record; the merchant hears of it in the response, so no webhook is sent.

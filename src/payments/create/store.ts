@@ -35,6 +35,7 @@ export interface NewPayment {
   droppedWebhookHost: string | null;
   /** The processors tried before the one that issued the link, and why each was passed over. */
   failovers: readonly PassedOver[];
+  paymentLinkId: string | null;
 }
 
 /** A processor a create passed over: its answer was unknown, or its breaker was open. */
@@ -60,9 +61,9 @@ const INSERT_PAYMENT = prepared(
        INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
          metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
          processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, processor_failovers,
-         completed_at)
+         payment_link_id, completed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21, $22,
-         CASE WHEN $3 = 'failed' THEN now() END)
+         $23, CASE WHEN $3 = 'failed' THEN now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, status
      )
@@ -106,5 +107,6 @@ export async function insertPayment(
     processing ? "created" : outcome.reason,
     payment.droppedWebhookHost,
     payment.failovers.length > 0 ? JSON.stringify(payment.failovers) : null,
+    payment.paymentLinkId,
   ]);
 }

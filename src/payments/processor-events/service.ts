@@ -113,7 +113,13 @@ export class ProcessorEvents {
       }
     }
     const target = PAID_STATUSES.has(payment.status) ? payment.success_url : payment.cancel_url;
-    return reachableUrl(target, this.config.allowedPrivateHosts)?.href ?? this.config.fallbackUrl;
+    // DESIGN §7: an unusable merchant URL leads to FALLBACK_URL exactly, else to the service's own
+    // page saying, in the merchant's name, whether the payment went through.
+    return (
+      reachableUrl(target, this.config.allowedPrivateHosts)?.href ??
+      this.config.fallbackUrl ??
+      `${payment.safe_site_url}/done/${token}`
+    );
   }
 
   /**

@@ -22,8 +22,8 @@ import {
 export type LinkAnswer =
   | { kind: "redirect"; url: string }
   | { kind: "not_found" }
-  | { kind: "already_paid" }
-  | { kind: "expired" };
+  | { kind: "already_paid"; groupId: string }
+  | { kind: "expired"; groupId: string };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
 
@@ -68,14 +68,21 @@ export class PaymentQueries {
     return TOKEN_PATTERN.test(token) ? findPaymentByLinkToken(this.db, token) : Promise.resolve(undefined);
   }
 
+  /** The processor's checkout page of a payment just created (a payment link's form goes there). */
+  async checkoutUrlOf(groupId: string, id: string): Promise<string> {
+    const payment = await this.get(groupId, id);
+    if (!payment.processor_checkout_url) throw notFound();
+    return payment.processor_checkout_url;
+  }
+
   /** Where the hosted payment link sends the customer. */
   async openLink(token: string): Promise<LinkAnswer> {
     const payment = await this.byLinkToken(token);
     if (!payment?.processor_checkout_url) return { kind: "not_found" };
-    if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid" };
+    if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid", groupId: payment.group_id };
     // A cancelled payment's link stays open until it expires (spec §3.2).
     if (payment.expires_at.getTime() <= Date.now() || !LINK_OPEN_STATUSES.has(payment.status)) {
-      return { kind: "expired" };
+      return { kind: "expired", groupId: payment.group_id };
     }
     return { kind: "redirect", url: payment.processor_checkout_url };
   }

@@ -13,6 +13,7 @@ export interface PaymentFilter {
   to?: Date | undefined;
   transactionId?: string | undefined;
   customerEmail?: string | undefined;
+  paymentLinkId?: string | undefined;
   /** Keyset cursor: rows after this payment in the listing's order (newest first). */
   afterId?: string | undefined;
 }
@@ -24,6 +25,7 @@ const NOT_SUMMARISED = [
   "processor_payment_id",
   "paid_at_processor",
   "processor",
+  "payment_link_id",
 ] as const;
 
 /**
@@ -69,6 +71,7 @@ function listing<Row>(columns: string) {
     if (filter.to) where((p) => `created_at < ${p}`, filter.to);
     if (filter.transactionId) where((p) => `id = ${p}::uuid`, filter.transactionId);
     if (filter.customerEmail) where((p) => `lower(customer_email) = lower(${p}::text)`, filter.customerEmail);
+    if (filter.paymentLinkId) where((p) => `payment_link_id = ${p}::uuid`, filter.paymentLinkId);
     // A cursor names a payment of this group only: another group's id is no position here, and
     // an empty page tells nothing of it.
     if (filter.afterId)

@@ -27,6 +27,11 @@ const listQuery = {
       pattern: UUID_PATTERN_SOURCE,
       description: "The nextCursor of the previous page",
     },
+    paymentLinkId: {
+      type: "string",
+      pattern: UUID_PATTERN_SOURCE,
+      description: "Only the payments made through this payment link",
+    },
   },
 } as const;
 
@@ -70,7 +75,13 @@ const listPaymentsRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async
       const to = query.to === undefined ? undefined : storableTime(query.to, "to");
       const rows = await queries.list(
         groupId,
-        { status: query.status as PaymentStatus | undefined, from, to, afterId: query.after },
+        {
+          status: query.status as PaymentStatus | undefined,
+          from,
+          to,
+          afterId: query.after,
+          paymentLinkId: query.paymentLinkId,
+        },
         limit + 1,
       );
       const page = rows.slice(0, limit);

@@ -9,14 +9,20 @@ export interface RouteRow {
   processors: string[];
 }
 
-/** What a create reads of a group for its processors: its routes, and its name for the line item. */
+/**
+ * What a create reads of a group for its processors: its routes, and the name customers see (its
+ * display name, else its name) for the line item. Migration 018 NOTIFYs on a rename too.
+ */
 export interface GroupRouting {
   groupName: string;
   routes: RouteRow[];
 }
 
 export async function loadGroupRouting(q: Queryable, groupId: string): Promise<GroupRouting> {
-  const [group] = await q.query<{ name: string }>("SELECT name FROM groups WHERE id = $1", [groupId]);
+  const [group] = await q.query<{ name: string }>(
+    "SELECT COALESCE(display_name, name) AS name FROM groups WHERE id = $1",
+    [groupId],
+  );
   return { groupName: group?.name ?? "", routes: await listRoutes(q, groupId) };
 }
 

@@ -130,6 +130,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment links, newest first */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /** Create a payment link */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment link */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change or deactivate a payment link */
+        patch: operations["changePaymentLink"];
+        trace?: never;
+    };
+    "/api/v1/webhook-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the group's webhook URL */
+        get: operations["getWebhookSettings"];
+        /** Set or clear the group's webhook URL */
+        put: operations["setWebhookSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the group's branding */
+        get: operations["getBranding"];
+        /** Change the group's branding (given fields only; null clears one) */
+        put: operations["setBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -613,6 +685,11 @@ export interface components {
              * @enum {string}
              */
             processor?: "stripe" | "square";
+            /**
+             * Format: uuid
+             * @description The payment link the customer paid through; null for a payment made through the API
+             */
+            paymentLinkId?: string | null;
         };
         Refund: {
             /** Format: uuid */
@@ -1282,6 +1359,8 @@ export interface operations {
                 limit?: string;
                 /** @description The nextCursor of the previous page */
                 after?: string;
+                /** @description Only the payments made through this payment link */
+                paymentLinkId?: string;
             };
             header?: never;
             path?: never;
@@ -1490,6 +1569,469 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["ProcessorError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100; 20 when left out */
+                limit?: string;
+                /** @description The nextCursor of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            links: {
+                                /** Format: uuid */
+                                linkId: string;
+                                /** @description The page customers open: <an active SafeSite>/l/<slug> */
+                                url: string;
+                                name: string;
+                                /** @enum {string} */
+                                currency: "usd" | "cad";
+                                /** @description The fixed price in cents; null: the customer chooses */
+                                amount: number | null;
+                                minAmount: number | null;
+                                maxAmount: number | null;
+                                description: string | null;
+                                /** @description Where customers go after paying; null: the service's own confirmation page */
+                                successUrl: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                active: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description The link's payments that were paid */
+                                paymentCount: number;
+                                /** @description What they paid, in cents (refunds not subtracted) */
+                                amountPaid: number;
+                            }[];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the customer pays for */
+                    name: string;
+                    /** @description usd or cad, any case */
+                    currency: string;
+                    /** @description A fixed price in cents; leave out to let the customer choose */
+                    amount?: number;
+                    /** @description The least a customer may choose, in cents (default 100) */
+                    minAmount?: number;
+                    /** @description The most a customer may choose, in cents (default 99999999) */
+                    maxAmount?: number;
+                    description?: string;
+                    successUrl?: string;
+                    metadata?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            linkId: string;
+                            /** @description The page customers open: <an active SafeSite>/l/<slug> */
+                            url: string;
+                            name: string;
+                            /** @enum {string} */
+                            currency: "usd" | "cad";
+                            /** @description The fixed price in cents; null: the customer chooses */
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            description: string | null;
+                            /** @description Where customers go after paying; null: the service's own confirmation page */
+                            successUrl: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            active: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The link's payments that were paid */
+                            paymentCount: number;
+                            /** @description What they paid, in cents (refunds not subtracted) */
+                            amountPaid: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment link ID */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            linkId: string;
+                            /** @description The page customers open: <an active SafeSite>/l/<slug> */
+                            url: string;
+                            name: string;
+                            /** @enum {string} */
+                            currency: "usd" | "cad";
+                            /** @description The fixed price in cents; null: the customer chooses */
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            description: string | null;
+                            /** @description Where customers go after paying; null: the service's own confirmation page */
+                            successUrl: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            active: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The link's payments that were paid */
+                            paymentCount: number;
+                            /** @description What they paid, in cents (refunds not subtracted) */
+                            amountPaid: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment link ID */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description false: the link's page answers 410 and takes no payment */
+                    active?: boolean;
+                    name?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            linkId: string;
+                            /** @description The page customers open: <an active SafeSite>/l/<slug> */
+                            url: string;
+                            name: string;
+                            /** @enum {string} */
+                            currency: "usd" | "cad";
+                            /** @description The fixed price in cents; null: the customer chooses */
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            description: string | null;
+                            /** @description Where customers go after paying; null: the service's own confirmation page */
+                            successUrl: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            active: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The link's payments that were paid */
+                            paymentCount: number;
+                            /** @description What they paid, in cents (refunds not subtracted) */
+                            amountPaid: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Where events of payments without a webhookUrl of their own are delivered; null: nowhere */
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWebhookSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Where events of payments without a webhookUrl of their own are delivered; null: nowhere */
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The name customers see; null: the group's name */
+                            displayName: string | null;
+                            /** @description #rrggbb */
+                            brandColor: string | null;
+                            logoUrl: string | null;
+                            /** @description E-mail receipts to customers (needs SMTP_URL) */
+                            receipts: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    displayName?: string | null;
+                    /** @description #rrggbb */
+                    brandColor?: string | null;
+                    /** @description A data URL of a PNG or JPEG image, at most 204800 bytes (judged by its bytes; never SVG) */
+                    logo?: string | null;
+                    receipts?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The name customers see; null: the group's name */
+                            displayName: string | null;
+                            /** @description #rrggbb */
+                            brandColor: string | null;
+                            logoUrl: string | null;
+                            /** @description E-mail receipts to customers (needs SMTP_URL) */
+                            receipts: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

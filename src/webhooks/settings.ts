@@ -1,0 +1,36 @@
+import { type Audit, withAudit } from "../audit/store.ts";
+import type { Database } from "../db/database.ts";
+import { reachableUrl } from "../net/unreachable-host.ts";
+
+/**
+ * The group's own webhook URL (DESIGN §7): events of payments without a webhookUrl of their own
+ * are delivered there, to the URL set when the event is made. A URL the unreachable-host rule
+ * refuses is kept as given and never posted to, as a payment's own webhookUrl is.
+ */
+export class WebhookSettings {
+  constructor(
+    private readonly db: Database,
+    private readonly allowedPrivateHosts: readonly string[],
+  ) {}
+
+  async get(groupId: string): Promise<{ url: string | null }> {
+    const [row] = await this.db.query<{ webhook_url: string | null }>(
+      "SELECT webhook_url FROM groups WHERE id = $1",
+      [groupId],
+    );
+    return { url: row?.webhook_url ?? null };
+  }
+
+  /** Sets (or with null clears) the URL; `audit` is written in the same transaction. */
+  async set(groupId: string, url: string | null, audit?: Audit<void>): Promise<{ url: string | null }> {
+    const deliverTo = url === null ? null : (reachableUrl(url, this.allowedPrivateHosts)?.href ?? null);
+    await withAudit(this.db, audit, async (q) => {
+      await q.query("UPDATE groups SET webhook_url = $2, webhook_delivery_url = $3 WHERE id = $1", [
+        groupId,
+        url,
+        deliverTo,
+      ]);
+    });
+    return { url };
+  }
+}

@@ -1,0 +1,167 @@
+// DESIGN §7: a payment link's page for customers, the /done page, and bad input on both.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+
+const form = (fields: Record<string, string>) => ({
+  rawBody: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+});
+
+describe("payment links: the customer's page", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let choose: { linkId: string; url: string };
+  before(async () => {
+    // FALLBACK_URL unset: an unusable merchant URL leads to the payment's /done page.
+    service = await startTestService({ RATE_LIMIT_MAX: "40", FALLBACK_URL: "" });
+    group = await service.createGroup({ name: "Corner Bakery" });
+    choose = (
+      await service.api(group, "POST", "/api/v1/payment-links", {
+        name: "Pay what you like",
+        currency: "usd",
+        minAmount: 500,
+        maxAmount: 20000,
+      })
+    ).body.data;
+  });
+  after(() => service.close());
+
+  const pathOf = (link: { url: string }) => new URL(link.url).pathname;
+  const linkPayments = async (linkId: string) =>
+    (await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${linkId}`)).body.data.payments.length;
+
+  it("shows the merchant, what is paid for, an amount and an e-mail field, under a strict policy", async () => {
+    const page = await service.request("GET", pathOf(choose));
+    assert.equal(page.status, 200);
+    const text = String(page.body);
+    assert.match(text, /<span class="merchant">Corner Bakery<\/span>/);
+    assert.match(text, /<h1>Pay what you like<\/h1>/);
+    assert.match(text, /name="amount"/);
+    assert.match(text, /name="email"/);
+    assert.match(text, /Between 5\.00 USD and 200\.00 USD/);
+    assert.doesNotMatch(text, /<script/);
+    const policy = page.headers.get("content-security-policy") ?? "";
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    assert.doesNotMatch(policy, /unsafe-inline/);
+  });
+
+  it("re-shows the form with the reason for each bad amount or e-mail, and creates nothing", async () => {
+    for (const [fields, reason] of [
+      [{ amount: "12,50", email: "a@example.com" }, /Use a dot for cents, e\.g\. 12\.50/],
+      [{ amount: "12.505", email: "a@example.com" }, /at most two decimals/],
+      [{ amount: "-5", email: "a@example.com" }, /between 5\.00 and 200\.00 USD/],
+      [{ amount: "99999999999", email: "a@example.com" }, /between 5\.00 and 200\.00 USD/],
+      [{ amount: "4.99", email: "a@example.com" }, /between 5\.00 and 200\.00 USD/],
+      [{ amount: "ten", email: "a@example.com" }, /as a number/],
+      [{ amount: "12.50", email: "not an address" }, /Enter your e-mail address/],
+      [{ amount: "12.50", email: "<script>@x.y" }, /Enter your e-mail address/],
+    ] as const) {
+      const answer = await service.request("POST", pathOf(choose), form(fields));
+      assert.equal(answer.status, 400, JSON.stringify(fields));
+      assert.match(String(answer.body), reason, JSON.stringify(fields));
+      assert.doesNotMatch(String(answer.body), /<script>@/, "what was typed comes back escaped");
+    }
+    assert.equal(await linkPayments(choose.linkId), 0);
+  });
+
+  it("takes the customer's amount in units, to the processor's page; after paying, the /done page", async () => {
+    const answer = await service.request(
+      "POST",
+      pathOf(choose),
+      form({ amount: "12.5", email: "c@example.com" }),
+    );
+    assert.equal(answer.status, 303);
+    const payment = (await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${choose.linkId}`)).body
+      .data.payments[0];
+    assert.equal(payment.amount, 1250);
+    const session = service.sandbox?.state.sessions.get(payment.processorSessionId);
+    assert.equal(session?.line_item_name, "Payment to Corner Bakery", "the line item names the merchant");
+    await service.sandboxPost(`/sandbox/sessions/${payment.processorSessionId}/complete`, {
+      outcome: "succeeded",
+    });
+    const token = new URL(String(session?.success_url)).pathname.split("/").pop();
+    const back = await service.request("GET", `/return/${token}`);
+    assert.equal(back.status, 303);
+    assert.equal(back.headers.get("location"), `${group.safeSites[0]?.url}/done/${token}`);
+    const done = await service.request("GET", `/done/${token}`);
+    assert.equal(done.status, 200);
+    assert.match(String(done.body), /Payment received/);
+    assert.match(String(done.body), /Corner Bakery has received your payment of 12\.50 USD/);
+  });
+
+  it("an inactive link answers 410 to GET and POST, and takes no payment", async () => {
+    const link = (
+      await service.api(group, "POST", "/api/v1/payment-links", {
+        name: "Closed",
+        currency: "usd",
+        amount: 900,
+      })
+    ).body.data;
+    await service.api(group, "PATCH", `/api/v1/payment-links/${link.linkId}`, { active: false });
+    const shown = await service.request("GET", pathOf(link));
+    assert.equal(shown.status, 410);
+    assert.match(String(shown.body), /no longer active/);
+    const posted = await service.request("POST", pathOf(link), form({ email: "d@example.com" }));
+    assert.equal(posted.status, 410);
+    assert.equal(await linkPayments(link.linkId), 0);
+  });
+
+  it("an unknown link is a 404 page", async () => {
+    const page = await service.request("GET", "/l/AAAAAAAAAAAAAAAAAAAAAA");
+    assert.equal(page.status, 404);
+    assert.match(String(page.body), /Payment link not found/);
+  });
+
+  it("a burst from one address meets the per-address budget: 429 pages, nothing more created", async () => {
+    const link = (
+      await service.api(group, "POST", "/api/v1/payment-links", {
+        name: "Burst",
+        currency: "usd",
+        amount: 500,
+      })
+    ).body.data;
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        service
+          .request("POST", pathOf(link), form({ email: "not an address" }))
+          .then((answer) => answer.status),
+      ),
+    );
+    const limited = statuses.filter((status) => status === 429).length;
+    assert.ok(limited >= 150, `${limited} of 200 limited`);
+    assert.ok(statuses.every((status) => status === 400 || status === 429));
+    const page = await service.request("GET", pathOf(link));
+    assert.equal(page.status, 429);
+    assert.match(String(page.body), /Too many requests/);
+  });
+});
+
+describe("the way back without a usable merchant URL", () => {
+  it("leads to the payment's /done page while FALLBACK_URL is unset, and to exactly FALLBACK_URL when set", async () => {
+    for (const [fallback, expected] of [
+      ["", "done"],
+      ["https://fallback.example.com/landing", "https://fallback.example.com/landing"],
+    ] as const) {
+      const service = await startTestService({ FALLBACK_URL: fallback });
+      try {
+        const group = await service.createGroup({ name: "Local shop" });
+        // localhost is unreachable (not in ALLOWED_PRIVATE_HOSTS): the customer cannot go there.
+        const created = await service.createPayment(group, { successUrl: "http://localhost:4242/thanks" });
+        const payment = (
+          await service.api(group, "GET", `/api/v1/payments/${created.body.data.transactionId}`)
+        ).body.data;
+        await service.sandboxPost(`/sandbox/sessions/${payment.processorSessionId}/complete`, {
+          outcome: "succeeded",
+        });
+        const token = new URL(created.body.data.paymentUrl).pathname.split("/").pop();
+        const back = await service.request("GET", `/return/${token}`);
+        const location = back.headers.get("location");
+        assert.equal(location, expected === "done" ? `${group.safeSites[0]?.url}/done/${token}` : expected);
+      } finally {
+        await service.close();
+      }
+    }
+  });
+});
