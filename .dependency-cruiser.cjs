@@ -3,7 +3,7 @@
 const PLUMBING = "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs)/|^src/config\\.ts$";
 const INTERFACES =
   "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi)/|^src/[^/]+/routes/|^src/(app|main|processors)\\.ts$";
-const DOMAIN = "^src/(payments|payment-links|branding|webhooks|merchants|accounts)/";
+const DOMAIN = "^src/(payments|payment-links|branding|receipts|webhooks|merchants|accounts)/";
 
 module.exports = {
   forbidden: [

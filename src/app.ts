@@ -37,6 +37,7 @@ import { sendPage } from "./http/html.ts";
 import { loggerOptions } from "./http/logger.ts";
 import { RedisLink, resilientStore } from "./http/rate-limit-store.ts";
 import { hashSecret } from "./http/secret-hash.ts";
+import { startPeriodic } from "./jobs/periodic.ts";
 import { smtpMailer } from "./mail/mailer.ts";
 import { AdminAuthenticator } from "./merchants/admin-token.ts";
 import { MerchantAuthenticator } from "./merchants/auth.ts";
@@ -65,6 +66,7 @@ import triggerRoute, { type SandboxSimulator } from "./payments/routes/trigger.t
 import type { ProcessorAdapter } from "./processor/port.ts";
 import { ProcessorRegistry } from "./processor/registry.ts";
 import { createSandboxFor, makeProcessors, sandboxAccounts } from "./processors.ts";
+import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "./receipts/sender.ts";
 import type { Sandbox } from "./sandbox/app.ts";
 import type { ProcessorSimulation } from "./sandbox/simulation.ts";
 import { adminTokenFile } from "./settings/admin-token-file.ts";
@@ -609,6 +611,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
       workers.push(dispatcher);
       const retention = startAttemptRetention(db, config.webhookAttemptRetentionDays, app.log);
       if (retention) workers.push(retention);
+      if (config.smtpUrl) {
+        const receipts = new ReceiptSender(
+          db,
+          smtpMailer(config.smtpUrl, config.smtpFrom),
+          {
+            paymentSubject: config.receiptSubject,
+            refundSubject: config.refundReceiptSubject,
+          },
+          app.log,
+        );
+        workers.push(startPeriodic("receipts", RECEIPT_SEND_INTERVAL_MS, () => receipts.sendDue(), app.log));
+      }
     }
 
     let closing: Promise<void> | undefined;

@@ -84,6 +84,9 @@ export interface Config {
   /** SMTP server for invites and password resets (smtp:// or smtps://); unset: links are only shown. */
   smtpUrl: string | undefined;
   smtpFrom: string;
+  /** E-mail receipts' subjects, {merchant} standing for the merchant's display name. */
+  receiptSubject: string;
+  refundReceiptSubject: string;
   /** Fastify's trustProxy: whose X-Forwarded-For/-Proto to believe (client address, https). */
   trustProxy: boolean | number | string;
   /** What this instance runs: `api` serves HTTP, `workers` the dispatcher, sweepers and scheduled runs. */
@@ -264,6 +267,8 @@ export const ENVIRONMENT_VARIABLES = [
   "TRUST_PROXY",
   "SMTP_URL",
   "SMTP_FROM",
+  "RECEIPT_SUBJECT",
+  "REFUND_RECEIPT_SUBJECT",
   "SECRETS_KEY",
   "OPERATORS_REQUIRE_2FA",
   "SERVICE_ROLES",
@@ -370,6 +375,8 @@ export function loadConfig(env: Env = process.env): Config {
     operatorsRequire2fa: oneOf(env, "OPERATORS_REQUIRE_2FA", ["true", "false"] as const, "false") === "true",
     smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,
     smtpFrom: env.SMTP_FROM || `Checkout <no-reply@${new URL(publicUrl).hostname}>`,
+    receiptSubject: env.RECEIPT_SUBJECT || "Your receipt from {merchant}",
+    refundReceiptSubject: env.REFUND_RECEIPT_SUBJECT || "Your refund from {merchant}",
   };
 }
 

@@ -28,19 +28,22 @@ export function destinationOf(url: string): string {
 export class WebhookOutbox {
   private readonly signal = new EventEmitter();
 
-  /** True when a delivery was queued, i.e. the caller should wake the dispatcher after commit. */
-  async enqueue(tx: Queryable, message: OutboxMessage): Promise<boolean> {
+  /**
+   * The event's id, and whether a delivery was queued (the caller should then wake the
+   * dispatcher after commit).
+   */
+  async enqueue(tx: Queryable, message: OutboxMessage): Promise<{ eventId: string; queued: boolean }> {
     const event = { id: randomUUID(), ...message };
     if (!message.url) {
       await insertEvent(tx, event);
-      return false;
+      return { eventId: event.id, queued: false };
     }
     await insertEventWithDelivery(tx, event, {
       id: randomUUID(),
       url: message.url,
       destination: destinationOf(message.url),
     });
-    return true;
+    return { eventId: event.id, queued: true };
   }
 
   wake(): void {

@@ -1,9 +1,7 @@
 // DESIGN §6: password reset through the admin API, the owner's page and by e-mail (SMTP_URL),
 // tested against a real SMTP listener on loopback.
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { SMTPServer } from "smtp-server";
 import type { Database } from "../../src/db/database.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import {
@@ -14,36 +12,10 @@ import {
   TEST_PASSWORD,
 } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { smtpListener } from "../helpers/smtp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 const NEW_PASSWORD = "a fresh password after the reset";
-
-/** An SMTP server on loopback that keeps every message it is given. */
-async function smtpListener() {
-  const messages: { to: string[]; body: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      let body = "";
-      stream.on("data", (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      stream.on("end", () => {
-        messages.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The first link of a path in a (quoted-printable) mail body. */
 const linkIn = (body: string, path: string): string => {

@@ -69,12 +69,18 @@ export interface StatusUpdate {
 export async function updatePaymentStatus(
   q: Queryable,
   update: StatusUpdate,
-): Promise<{ payment: PaymentRow; from: PaymentStatus; groupWebhookUrl: string | null } | undefined> {
+): Promise<StatusChange | undefined> {
   const [row] = await q.query<
-    PaymentRow & { previous_status: PaymentStatus; group_webhook_url: string | null }
+    PaymentRow & {
+      previous_status: PaymentStatus;
+      previous_refunded: number;
+      group_webhook_url: string | null;
+      group_receipts: boolean;
+    }
   >(
     `WITH previous AS (
-       SELECT id, status FROM payments WHERE id = $1 AND ($8::uuid IS NULL OR group_id = $8) FOR UPDATE
+       SELECT id, status, refunded_amount FROM payments WHERE id = $1 AND ($8::uuid IS NULL OR group_id = $8)
+       FOR UPDATE
      ), changed AS (
        UPDATE payments p SET
          status = $2,
@@ -85,13 +91,13 @@ export async function updatePaymentStatus(
          refunded_amount = COALESCE($7, p.refunded_amount)
        FROM previous
        WHERE p.id = previous.id AND previous.status = ANY($4::text[])
-       RETURNING p.*, previous.status AS previous_status
+       RETURNING p.*, previous.status AS previous_status, previous.refunded_amount AS previous_refunded
      ), history AS (
        INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
        SELECT id, previous_status, status, $9 FROM changed
      )
      -- Where the group's events go when the payment names no webhookUrl: read with the change.
-     SELECT changed.*, groups.webhook_delivery_url AS group_webhook_url
+     SELECT changed.*, groups.webhook_delivery_url AS group_webhook_url, groups.receipts AS group_receipts
      FROM changed JOIN groups ON groups.id = changed.group_id`,
     [
       update.paymentId,
@@ -106,8 +112,32 @@ export async function updatePaymentStatus(
     ],
   );
   if (!row) return undefined;
-  const { previous_status: from, group_webhook_url: groupWebhookUrl, ...payment } = row;
-  return { payment, from, groupWebhookUrl };
+  const {
+    previous_status: from,
+    previous_refunded: previousRefunded,
+    group_webhook_url: groupWebhookUrl,
+    group_receipts: groupReceipts,
+    ...payment
+  } = row;
+  return {
+    payment,
+    from,
+    refunded: payment.refunded_amount - Number(previousRefunded),
+    groupWebhookUrl,
+    groupReceipts,
+  };
+}
+
+/** A status change as made, with what its event and receipt need of the group. */
+export interface StatusChange {
+  payment: PaymentRow;
+  from: PaymentStatus;
+  /** What this change added to the refunded amount. */
+  refunded: number;
+  /** Where the group's events go when the payment names no webhookUrl (its delivery URL). */
+  groupWebhookUrl: string | null;
+  /** The group's receipts switch. */
+  groupReceipts: boolean;
 }
 
 /** The payment, locked until the transaction ends. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Database, Queryable } from "../../db/database.ts";
+import { enqueueReceipt } from "../../receipts/outbox.ts";
 import type { WebhookOutbox } from "../../webhooks/outbox.ts";
 import { EVENT_FOR_STATUS, webhookMessageFor } from "./events.ts";
 import { type PaymentFact, planFact } from "./facts.ts";
@@ -148,7 +149,20 @@ export class PaymentWriter {
     });
     if (!changed) return null;
     const message = webhookMessageFor(changed.payment, changed.groupWebhookUrl);
-    const queued = message ? await this.outbox.enqueue(q, message) : false;
-    return { payment: changed.payment, queued };
+    if (!message) return { payment: changed.payment, queued: false };
+    const { eventId, queued } = await this.outbox.enqueue(q, message);
+    const { payment } = changed;
+    await enqueueReceipt(q, {
+      eventId,
+      event: message.event,
+      paymentId: payment.id,
+      groupId: payment.group_id,
+      customerEmail: payment.customer_email,
+      currency: payment.currency,
+      amount: payment.amount,
+      refunded: changed.refunded,
+      receiptsOn: changed.groupReceipts,
+    });
+    return { payment, queued };
   }
 }
