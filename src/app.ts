@@ -21,9 +21,11 @@ import groupPages from "./console/groups.ts";
 import operationsPages from "./console/operations.ts";
 import { secretBoxFor, wrongKeyMessage } from "./crypto/keys.ts";
 import { type SecretBox, SecretsKeyMismatchError } from "./crypto/secret-box.ts";
+import brandingPages from "./dashboard/branding.ts";
 import developerPages from "./dashboard/developers.ts";
 import overviewPage from "./dashboard/overview.ts";
 import paymentDetailPages from "./dashboard/payment-detail.ts";
+import paymentLinkPages from "./dashboard/payment-links.ts";
 import paymentListPages from "./dashboard/payments.ts";
 import userPages from "./dashboard/users.ts";
 import { type Database, DatabaseUnavailableError } from "./db/database.ts";
@@ -399,7 +401,17 @@ async function registerRoutes(
       await dashboard.register(overviewPage, { queries: payments.queries });
       await dashboard.register(paymentListPages, { queries: payments.queries });
       await dashboard.register(paymentDetailPages, { payments, webhooks });
-      await dashboard.register(developerPages, { merchants, webhooks, accounts });
+      await dashboard.register(developerPages, {
+        merchants,
+        webhooks,
+        webhookSettings: services.webhookSettings,
+        accounts,
+      });
+      await dashboard.register(paymentLinkPages, { links: services.paymentLinks });
+      await dashboard.register(brandingPages, {
+        branding: services.branding,
+        canMail: config.smtpUrl !== undefined,
+      });
       await dashboard.register(userPages, { accounts, twoFactor: services.twoFactor });
     });
     await web.register(async (operatorConsole) => {

@@ -9,6 +9,7 @@ import { activationForm, buttonForm, formBody, publicKeyParam, windowFields } fr
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
+import type { WebhookSettings } from "../webhooks/settings.ts";
 import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
@@ -25,18 +26,21 @@ const siteParams = {
   properties: { siteId: uuidParam("SafeSite") },
 } as const;
 const recoverForm = formBody(windowFields, ["since"]);
+const webhookUrlForm = formBody({ url: { type: "string", maxLength: 2000 } }, []);
 
 /** /dashboard/developers: API keys, the webhook signing secret, SafeSites, webhook recovery. */
 const developerPages: FastifyPluginAsync<{
   merchants: MerchantsService;
   webhooks: WebhookService;
+  webhookSettings: WebhookSettings;
   accounts: AccountsService;
-}> = async (app, { merchants, webhooks, accounts }) => {
+}> = async (app, { merchants, webhooks, webhookSettings, accounts }) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
-    const [group, keys] = await Promise.all([
+    const [group, keys, webhookUrl] = await Promise.all([
       merchants.getGroup(principal.groupId),
       merchants.keys(principal.groupId),
+      webhookSettings.get(principal.groupId),
     ]);
     const manageKeys = can(principal, "manage_keys");
     const manageSites = can(principal, "manage_safe_sites");
@@ -58,6 +62,15 @@ ${manageKeys ? html`<td>${key.revokedAt ? "" : html`<form method="post" action="
 )}</tbody></table></div>
 ${manageKeys ? html`<form method="post" action="/dashboard/developers/keys">${csrfField(reply)}<p><button type="submit">Create a key pair</button> <span class="muted">The secret key is shown once.</span></p></form>` : ""}
 </section>
+<section><h2>Webhook URL</h2>
+<p class="muted">Events of payments that name no webhookUrl of their own (payment links, API calls without one) are sent here.</p>
+${
+  recover
+    ? html`<form method="post" action="/dashboard/developers/webhook-url" class="card row">${csrfField(reply)}
+<div><label for="webhookUrl">URL (empty for none)</label><input id="webhookUrl" name="url" type="url" maxlength="2000" size="50" value="${webhookUrl.url ?? ""}" placeholder="https://shop.example.com/webhooks"></div>
+<div><button type="submit">Save</button></div></form>`
+    : html`<p class="mono" id="webhook-url">${webhookUrl.url ?? "none"}</p>`
+}</section>
 <section><h2>Webhook signing secret</h2>
 ${
   seeSecret
@@ -170,6 +183,32 @@ ${
         ),
       );
       setFlash(request, { kind: "ok", text: `${site.name} is now ${isActive ? "active" : "inactive"}.` });
+      return reply.redirect("/dashboard/developers", 303);
+    },
+  );
+
+  app.post(
+    "/dashboard/developers/webhook-url",
+    { schema: { body: webhookUrlForm } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "recover_webhooks");
+      const typed = ((request.body as { url?: string }).url ?? "").trim();
+      if (typed !== "" && !/^https?:\/\/[^\s]{3,}$/.test(typed)) {
+        setFlash(request, {
+          kind: "error",
+          text: "The webhook URL must be an http(s) address, e.g. https://shop.example.com/webhooks",
+        });
+        return reply.redirect("/dashboard/developers", 303);
+      }
+      const url = typed === "" ? null : typed;
+      await webhookSettings.set(principal.groupId, url, () =>
+        auditBy(request, principal.groupId, "webhook_settings.changed", null, { url }),
+      );
+      setFlash(request, {
+        kind: "ok",
+        text: url ? `Webhooks now go to ${url}.` : "The webhook URL is cleared.",
+      });
       return reply.redirect("/dashboard/developers", 303);
     },
   );

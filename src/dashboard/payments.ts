@@ -26,6 +26,7 @@ const paymentFilterQuery = {
     // Control characters (NUL first) are no address and no id: refused before any query runs.
     q: { type: "string", maxLength: 320, pattern: "^[^\\u0000-\\u001f\\u007f]*$" },
     after: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
+    paymentLinkId: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
   },
 } as const;
 
@@ -35,6 +36,7 @@ interface FilterQuery {
   to?: string;
   q?: string;
   after?: string;
+  paymentLinkId?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -64,12 +66,13 @@ function toPaymentFilter(query: FilterQuery): PaymentFilter {
     transactionId: UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
     customerEmail: search && !UUID_PATTERN.test(search) ? search : undefined,
     afterId: query.after || undefined,
+    paymentLinkId: query.paymentLinkId || undefined,
   };
 }
 
 const filterParams = (query: FilterQuery) => {
   const params = new URLSearchParams();
-  for (const name of ["status", "from", "to", "q"] as const) {
+  for (const name of ["status", "from", "to", "q", "paymentLinkId"] as const) {
     const value = query[name];
     if (value) params.set(name, value);
   }

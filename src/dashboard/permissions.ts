@@ -10,7 +10,9 @@ export type DashboardAction =
   | "manage_safe_sites"
   | "recover_webhooks"
   | "manage_users"
-  | "read_audit_log";
+  | "read_audit_log"
+  | "manage_payment_links"
+  | "manage_branding";
 
 const DEVELOPER: readonly DashboardAction[] = [
   "refund",
@@ -19,6 +21,8 @@ const DEVELOPER: readonly DashboardAction[] = [
   "see_webhook_secret",
   "manage_safe_sites",
   "recover_webhooks",
+  "manage_payment_links",
+  "manage_branding",
 ];
 
 const ALLOWED: Record<Role, ReadonlySet<DashboardAction>> = {

@@ -48,11 +48,17 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #ffbf
 .status{font-size:1.1rem;font-weight:700}.status.ok{color:#1e7d3a}.status.bad{color:#b3261e}
 footer{max-width:30rem;margin:0 auto;padding:0 1rem 2rem;color:#5b6470;font-size:.85rem}`;
 
+/** How a page may be shown: framed by the dashboard's own preview, with a logo not yet saved. */
+export interface CustomerPageOptions {
+  preview?: boolean;
+}
+
 /** A customer page: the merchant's header, `body`, and a footer saying who processes the payment. */
 export function customerPage(
   brand: CustomerBrand,
   title: string,
   body: Fragment,
+  options: CustomerPageOptions = {},
 ): { text: string; csp: string } {
   // Ours, not input (a colour is #rrggbb, checked by the database too): it goes in as it is.
   const css = stylesheet(brand.color ?? DEFAULT_COLOR);
@@ -65,7 +71,9 @@ export function customerPage(
 <footer>Secure payment for ${brand.name}. Card details are entered on the payment processor's page, never here.</footer></body></html>`;
   return {
     text: page.text,
-    csp: `default-src 'none'; style-src 'sha256-${hash}'; img-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'`,
+    csp: options.preview
+      ? `default-src 'none'; style-src 'sha256-${hash}'; img-src 'self' data:; form-action 'none'; frame-ancestors 'self'; base-uri 'none'`
+      : `default-src 'none'; style-src 'sha256-${hash}'; img-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'`,
   };
 }
 
@@ -75,13 +83,14 @@ export function sendCustomerPage(
   brand: CustomerBrand,
   title: string,
   body: Fragment,
+  options: CustomerPageOptions = {},
 ) {
-  const page = customerPage(brand, title, body);
+  const page = customerPage(brand, title, body, options);
   return reply
     .code(statusCode)
     .type("text/html; charset=utf-8")
     .header("content-security-policy", page.csp)
-    .header("x-frame-options", "DENY")
+    .header("x-frame-options", options.preview ? "SAMEORIGIN" : "DENY")
     .header("cache-control", "no-store")
     .header("referrer-policy", "no-referrer")
     .send(page.text);

@@ -14,6 +14,8 @@ const NAV: Record<Audience, NavItem[]> = {
   dashboard: [
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/payments", label: "Payments" },
+    { href: "/dashboard/payment-links", label: "Payment links" },
+    { href: "/dashboard/branding", label: "Branding" },
     { href: "/dashboard/developers", label: "Developers" },
     { href: "/dashboard/users", label: "Users", show: (p) => p.role === "owner" },
     { href: "/dashboard/audit", label: "Audit log", show: (p) => p.role === "owner" },

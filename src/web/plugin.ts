@@ -38,7 +38,7 @@ const SESSION_MAX_AGE_MS = 12 * 3600 * 1000;
 
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'";
+  "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface WebOptions {
   db: Database;

@@ -56,9 +56,24 @@ export class PageClient {
     return this.send("POST", path, body.toString());
   }
 
-  private async send(method: string, path: string, body?: string): Promise<PageResponse> {
+  /** Posts a multipart form (one with a file), with the last page's CSRF token. */
+  async postMultipart(
+    path: string,
+    fields: Record<string, string>,
+    files: Record<string, { bytes: Buffer; type: string; name: string }> = {},
+  ): Promise<PageResponse> {
+    const form = new FormData();
+    form.set("_csrf", this.csrf);
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    for (const [name, file] of Object.entries(files)) {
+      form.set(name, new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
+    }
+    return this.send("POST", path, form);
+  }
+
+  private async send(method: string, path: string, body?: string | FormData): Promise<PageResponse> {
     const headers: Record<string, string> = { cookie: this.cookieHeader };
-    if (body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+    if (typeof body === "string") headers["content-type"] = "application/x-www-form-urlencoded";
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers,
