@@ -1,7 +1,8 @@
 // `npm run screenshots`: starts the service on a fresh embedded database with the sandbox,
 // seeds a month of payments through the real API and processor simulation, and has Chromium save
-// the dashboard overview, a payment's page and the operator's reconciliation queue into
-// docs/images/ for the README. Everything runs on loopback.
+// the dashboard overview, a payment's page, the operator's reconciliation queue, the payment links
+// and branding pages, and what a customer sees of a payment link on a phone into docs/images/ for
+// the README. Everything runs on loopback.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -159,6 +160,60 @@ try {
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu"],
   });
+  // The merchant's logo, drawn by the browser itself.
+  const studio = await browser.newPage({ viewport: { width: 200, height: 200 } });
+  await studio.setContent(
+    `<div id="logo" style="width:96px;height:96px;border-radius:50%;background:#7a4a21;color:#fff;display:flex;align-items:center;justify-content:center;font:700 40px system-ui">HC</div>`,
+  );
+  const logo = await studio.locator("#logo").screenshot({ omitBackground: true });
+  await studio.close();
+  await call("/api/v1/branding", {
+    method: "PUT",
+    headers: keys,
+    body: {
+      displayName: "Harbour Coffee",
+      brandColor: "#7a4a21",
+      logo: `data:image/png;base64,${logo.toString("base64")}`,
+    },
+  });
+  const links = [
+    { name: "Ethiopia Yirgacheffe 1 kg", currency: "usd", amount: 3400, description: "Roasted this week" },
+    { name: "Tip the baristas", currency: "usd", minAmount: 200, maxAmount: 5000 },
+    { name: "Cupping class, Saturday", currency: "cad", amount: 4500 },
+  ];
+  const made: { linkId: string; url: string }[] = [];
+  for (const link of links) made.push((await api("POST", "/api/v1/payment-links", link)).data as never);
+  const phone = await (
+    await browser.newContext({
+      viewport: { width: 390, height: 780 },
+      isMobile: true,
+      javaScriptEnabled: false,
+    })
+  ).newPage();
+  const tip = made[1] as { url: string };
+  await phone.goto(`${url}${new URL(tip.url).pathname}`);
+  await phone.fill("#amount", "5,00");
+  await phone.fill("#email", "ana@example.com");
+  await Promise.all([phone.waitForEvent("load"), phone.click("button[type=submit]")]);
+  await phone.screenshot({ path: `${OUT}/payment-link-error.png`, fullPage: true });
+  await phone.goto(`${url}${new URL((made[0] as { url: string }).url).pathname}`);
+  await phone.fill("#email", "ana@example.com");
+  await phone.screenshot({ path: `${OUT}/payment-link.png`, fullPage: true });
+  await Promise.all([phone.waitForEvent("load"), phone.click("button[type=submit]")]);
+  await phone.fill("#card", "4242 4242 4242 4242");
+  // The way back leads to the group's SafeSite, which is not this machine: the same page here.
+  await Promise.all([
+    phone.waitForURL(/\/return\//, { waitUntil: "commit" }).catch(() => {}),
+    phone.click("button[type=submit]"),
+  ]);
+  await sleep(500);
+  const [paid] = await services.db.query<{ link_token: string }>(
+    "SELECT link_token FROM payments WHERE payment_link_id = $1",
+    [(made[0] as { linkId: string }).linkId],
+  );
+  const token = paid?.link_token;
+  await phone.goto(`${url}/done/${token}`);
+  await phone.screenshot({ path: `${OUT}/customer-done.png`, fullPage: true });
   const accept = async (page: Page, inviteUrl: string) => {
     await page.goto(`${url}${new URL(inviteUrl).pathname}`);
     await page.fill('input[name="password"]', PASSWORD);
@@ -175,13 +230,17 @@ try {
   await merchant.screenshot({ path: `${OUT}/dashboard-overview.png`, fullPage: true });
   await merchant.goto(`${url}/dashboard/payments/${featured.id}`);
   await merchant.screenshot({ path: `${OUT}/dashboard-payment.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/payment-links`);
+  await merchant.screenshot({ path: `${OUT}/dashboard-payment-links.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/branding`);
+  await merchant.screenshot({ path: `${OUT}/dashboard-branding.png`, fullPage: true });
   const console = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await accept(console, operator.inviteUrl as string);
   await console.goto(`${url}/operator/reconciliation`);
   await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
   await browser.close();
   process.stdout.write(
-    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png\n`,
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
   );
 } finally {
   await running.close();

@@ -6,8 +6,20 @@ import { openDatabase } from "./db/open.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
 import { adminTokenFile } from "./settings/admin-token-file.ts";
 
-/** Sandbox mode on a terminal: everything needed to try the service, shown on stdout. */
-function printWelcome(url: string, adminToken: string | undefined, demo: CreatedGroup | null) {
+/** Where the README's example shop listens. */
+const EXAMPLE_SHOP_HOST = "localhost:4242";
+
+/**
+ * Sandbox mode on a terminal: everything needed to try the service, shown on stdout, under one
+ * host name (PUBLIC_URL's, as the README and the CLI use it), with one line to paste.
+ */
+function printWelcome(
+  url: string,
+  port: number,
+  allowedPrivateHosts: readonly string[],
+  adminToken: string | undefined,
+  demo: CreatedGroup | null,
+) {
   const lines = [""];
   if (adminToken) {
     lines.push(`Admin token (shown until first used; set ADMIN_TOKEN to choose your own): ${adminToken}`);
@@ -29,6 +41,20 @@ function printWelcome(url: string, adminToken: string | undefined, demo: Created
     "",
     `Merchant dashboard: ${url}/dashboard   Operator console: ${url}/operator   API reference: ${url}/docs`,
   );
+  const exported = [
+    `PORT=${port}`,
+    `CHECKOUT_URL=${url}`,
+    ...(demo ? [`PUBLIC_KEY=${demo.publicKey}`, `SECRET_KEY=${demo.secretKey}`] : []),
+    ...(adminToken ? [`ADMIN_TOKEN=${adminToken}`] : []),
+  ];
+  lines.push("", "For the CLI and the example shop, in another terminal:", `  export ${exported.join(" ")}`);
+  if (!allowedPrivateHosts.includes(EXAMPLE_SHOP_HOST)) {
+    lines.push(
+      "",
+      `Trying examples/shop on ${EXAMPLE_SHOP_HOST}? Start with ALLOWED_PRIVATE_HOSTS=${EXAMPLE_SHOP_HOST} npm start,`,
+      "so customers are sent back to it after paying (a private address is otherwise never followed).",
+    );
+  }
   process.stdout.write(`${lines.join("\n")}\n\n`);
 }
 
@@ -49,7 +75,12 @@ async function main() {
     if (!demo && (await merchants.demoFollowsPublicUrl(config.publicUrl))) {
       service.app.log.info({ publicUrl: config.publicUrl }, "the demo group's SafeSite follows PUBLIC_URL");
     }
-    printWelcome(service.url, adminToken, demo);
+    // PUBLIC_URL's host; the port the listener got when PORT=0 asked for any.
+    const listening = Number(new URL(service.url).port);
+    const shown = new URL(config.publicUrl);
+    if (shown.port === "0") shown.port = String(listening);
+    const shownUrl = shown.href.replace(/\/$/, "");
+    printWelcome(shownUrl, listening, config.allowedPrivateHosts, adminToken, demo);
   } else if (adminToken) {
     // Outside the sandbox stdout is a log stream (a container's, a journal's): only the file's path.
     const { path } = adminTokenFile(config.dataDir);

@@ -44,6 +44,27 @@ describe("the service as a process", () => {
     assert.equal(response.status, 200);
   });
 
+  it("prints one line to paste, with the keys, the admin token and the port, and one host name throughout", () => {
+    const { stdout } = service.output();
+    const exported = /^ {2}export (.+)$/m.exec(stdout)?.[1] ?? "";
+    const values = Object.fromEntries(exported.split(" ").map((pair) => pair.split("=") as [string, string]));
+    const port = new URL(url).port;
+    assert.deepEqual(values, {
+      PORT: port,
+      CHECKOUT_URL: `http://localhost:${port}`,
+      PUBLIC_KEY: publicKey,
+      SECRET_KEY: secretKey,
+      ADMIN_TOKEN: adminToken,
+    });
+    // The banner's lines: the rest of stdout is the JSON log.
+    const banner = stdout
+      .split("\n")
+      .filter((line) => !line.startsWith("{"))
+      .join("\n");
+    assert.doesNotMatch(banner, /127\.0\.0\.1/, "localhost, as PUBLIC_URL and the README say it");
+    assert.match(stdout, /ALLOWED_PRIVATE_HOSTS=localhost:4242 npm start/);
+  });
+
   it("refuses a second process on the same embedded data directory with a clear error", async () => {
     const second = startProcess({ DATA_DIR: dataDir });
     const code = await second.exited;

@@ -28,6 +28,8 @@ export interface Brand {
   color: string | null;
   /** A path on any host the service answers on, or null. */
   logoPath: string | null;
+  /** Customers get e-mail receipts. */
+  receipts: boolean;
 }
 
 export type BrandingView = {
@@ -69,7 +71,12 @@ export class Branding {
 
   async brand(groupId: string): Promise<Brand> {
     const row = await this.row(groupId);
-    return { name: row.display_name ?? row.name, color: row.brand_color, logoPath: logoPathOf(groupId, row) };
+    return {
+      name: row.display_name ?? row.name,
+      color: row.brand_color,
+      logoPath: logoPathOf(groupId, row),
+      receipts: row.receipts && this.canMail,
+    };
   }
 
   /** Merges the given fields; a refused field changes nothing. */

@@ -53,7 +53,7 @@ export interface CustomerPageOptions {
   preview?: boolean;
 }
 
-/** A customer page: the merchant's header, `body`, and a footer saying who processes the payment. */
+/** A customer page: the merchant's header, `body`, and a footer saying where card details go. */
 export function customerPage(
   brand: CustomerBrand,
   title: string,
@@ -68,7 +68,7 @@ export function customerPage(
 <meta name="referrer" content="no-referrer"><title>${title} · ${brand.name}</title><style>${new Html(css)}</style></head>
 <body><header><div class="inner">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="">` : ""}<span class="merchant">${brand.name}</span></div></header>
 <main>${body}</main>
-<footer>Secure payment for ${brand.name}. Card details are entered on the payment processor's page, never here.</footer></body></html>`;
+<footer>Card details are entered on the payment processor's own page, never here.</footer></body></html>`;
   return {
     text: page.text,
     csp: options.preview
