@@ -47,6 +47,8 @@ button.secondary{background:#fff;color:var(--ink);border:1px solid #9aa3ad}butto
 svg.chart{width:100%;height:auto;display:block}svg.chart text{font:11px system-ui,sans-serif;fill:#5b6470}
 .legend{display:flex;flex-wrap:wrap;gap:.3rem 1rem;font-size:.85rem;margin:.4rem 0 0;padding:0;list-style:none}
 .legend svg{vertical-align:-1px}
+input.copy{width:100%;max-width:32rem}iframe.preview{border:1px solid var(--line);border-radius:8px;max-width:100%;background:#fff}
+svg.qr{max-width:100%;height:auto}
 @media (max-width:600px){header.top .who{margin-left:0;width:100%}main{padding:1rem .6rem 2rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}}
 `;
 
@@ -56,5 +58,22 @@ for (const element of document.querySelectorAll("time[datetime]")) {
   if (!Number.isNaN(date.getTime())) {
     element.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
   }
+}
+// A link to share is selectable text without script; with it, one button copies it.
+for (const input of document.querySelectorAll("input.copy")) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "secondary";
+  button.textContent = "Copy";
+  button.addEventListener("click", async () => {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select and copy";
+    }
+  });
+  input.after(" ", button);
 }
 `;

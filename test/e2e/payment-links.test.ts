@@ -4,12 +4,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { png } from "../helpers/images.ts";
+import { cheapPasswordHashes, invitePath, TEST_PASSWORD } from "../helpers/pages.ts";
 import { clickAndLoad, launchChromium, needsChromium } from "../helpers/requirements.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
 describe("a payment link in a real browser, on a phone, without JavaScript", {
   skip: needsChromium(),
 }, () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   let browser: Browser;
@@ -101,6 +103,51 @@ describe("a payment link in a real browser, on a phone, without JavaScript", {
     await page.goto(`${service.url}/l/AAAAAAAAAAAAAAAAAAAAAA`);
     assert.equal(await page.textContent("h1"), "Payment link not found");
     await page.close();
+  });
+
+  it("an owner makes a link on the dashboard, sees its QR code and copies its URL with one button", async () => {
+    const inviteUrl = (
+      await service.admin("POST", `/admin/v1/groups/${group.groupId}/users`, {
+        email: "owner@bakery.example",
+        role: "owner",
+      })
+    ).body.data.inviteUrl as string;
+    const desk = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await desk.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
+    const page = await desk.newPage();
+    page.on("console", (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+    });
+    await page.goto(`${service.url}${invitePath(inviteUrl)}`);
+    await page.fill('input[name="password"]', TEST_PASSWORD);
+    await clickAndLoad(page, () => page.click("button[type=submit]"));
+    await page.goto(`${service.url}/dashboard/payment-links`);
+    await page.fill("#name", "Croissant box");
+    await page.fill("#amount", "18.00");
+    await clickAndLoad(page, () => page.click("text=Create the link"));
+    const section = page.locator("section.link", { hasText: "Croissant box" });
+    assert.equal(await section.locator("svg.qr").count(), 1);
+    const url = await section.locator("input.copy").inputValue();
+    assert.match(url, /\/l\/[A-Za-z0-9_-]{22}$/);
+    await section.locator("button", { hasText: "Copy" }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+
+    // Branding: an SVG renamed to .png is refused by its bytes, and nothing changes; a PNG is taken.
+    await page.goto(`${service.url}/dashboard/branding`);
+    await page.setInputFiles("#logo", {
+      name: "logo.png",
+      mimeType: "image/png",
+      buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'),
+    });
+    await clickAndLoad(page, () => page.click("button:text-is('Save')"));
+    assert.match((await page.textContent("[role=alert]")) ?? "", /PNG or JPEG image: its bytes are neither/);
+    await page.fill("#displayName", "Corner Bakery & Café");
+    await page.setInputFiles("#logo", { name: "logo.png", mimeType: "image/png", buffer: png() });
+    await clickAndLoad(page, () => page.click("button:text-is('Save')"));
+    assert.match((await page.textContent("[role=status]")) ?? "", /Branding saved/);
+    const frame = page.frameLocator("iframe.preview");
+    assert.equal(await frame.locator(".merchant").textContent(), "Corner Bakery & Café");
+    await desk.close();
   });
 
   it("no page broke its content security policy", () => {
