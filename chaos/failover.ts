@@ -10,20 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { freePort } from "../bench/harness.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
 import { TcpProxy } from "../test/helpers/tcp-proxy.ts";
 import {
+  apiAndWorkerInstances,
   createGroup,
   freshDatabase,
   type Instance,
-  launch,
   paymentBody,
   QUICK,
   record,
   SECRET_KEY,
   sandboxCaller,
-  startSandbox,
   zero,
 } from "./kit.ts";
 
@@ -89,17 +87,7 @@ async function failoverRun(synchronousCommit: "on" | "off"): Promise<void> {
   const processorBooks = await freshDatabase();
   const receiver = new Receiver({ "/hook": () => 200 });
   await receiver.start();
-  const instances: (Instance & { roles: string })[] = [];
-  for (const roles of ["api", "api", "workers"]) {
-    const port = await freePort();
-    instances.push({ port, url: `http://127.0.0.1:${port}`, roles });
-  }
-  const api = instances.filter((instance) => instance.roles === "api");
-  const first = api[0] as Instance;
-  const sandboxUrl = await startSandbox(first.url, processorBooks.url);
-  for (const instance of instances) {
-    await launch(instance, databaseUrl, sandboxUrl, first.url, { SERVICE_ROLES: instance.roles });
-  }
+  const { instances, api, first, sandboxUrl } = await apiAndWorkerInstances(databaseUrl, processorBooks.url);
   const keys = await createGroup(first.url, first.url);
   const sandbox = sandboxCaller(sandboxUrl);
 

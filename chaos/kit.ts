@@ -180,3 +180,24 @@ export const sandboxCaller = (sandboxUrl: string) => (method: string, path: stri
     headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? null : JSON.stringify(body),
   }).then((response) => response.json() as Promise<Record<string, unknown>>);
+
+export type RoleInstance = Instance & { roles: string };
+
+/**
+ * The roles split as operators run them: two API-only instances and one worker on `databaseUrl`,
+ * with a sandbox keeping its books in `sandboxDatabaseUrl` and posting events to the first.
+ */
+export async function apiAndWorkerInstances(databaseUrl: string, sandboxDatabaseUrl: string) {
+  const instances: RoleInstance[] = [];
+  for (const roles of ["api", "api", "workers"]) {
+    const port = await freePort();
+    instances.push({ port, url: `http://127.0.0.1:${port}`, roles });
+  }
+  const api = instances.filter((instance) => instance.roles === "api");
+  const first = api[0] as Instance;
+  const sandboxUrl = await startSandbox(first.url, sandboxDatabaseUrl);
+  const start = (instance: RoleInstance) =>
+    launch(instance, databaseUrl, sandboxUrl, first.url, { SERVICE_ROLES: instance.roles });
+  for (const instance of instances) await start(instance);
+  return { instances, api, first, sandboxUrl, start };
+}

@@ -7,7 +7,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
-import { freePort } from "../bench/harness.ts";
 import { isPrivateAddress, reachableUrl } from "../src/net/unreachable-host.ts";
 import { guardedLookup } from "../src/webhooks/safe-connect.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
@@ -15,10 +14,10 @@ import { TcpProxy } from "../test/helpers/tcp-proxy.ts";
 import { failoverScenario } from "./failover.ts";
 import {
   ADMIN_TOKEN,
+  apiAndWorkerInstances,
   createGroup,
   freshDatabase,
   type Instance,
-  launch,
   merchantCall,
   paymentBody,
   QUICK,
@@ -29,7 +28,6 @@ import {
   SQUARE_ENV,
   sandboxCaller,
   singleInstance,
-  startSandbox,
   zero,
 } from "./kit.ts";
 import { fuzzCodeStep, fuzzStream, raceCodes, raceStreams, targetOf } from "./new-surfaces.ts";
@@ -48,17 +46,7 @@ async function crashScenario(): Promise<void> {
   const database = await freshDatabase();
   const receiver = new Receiver({ "/hook": () => 200 });
   await receiver.start();
-  const instances: (Instance & { roles: string })[] = [];
-  for (const roles of ["api", "api", "workers"]) {
-    const port = await freePort();
-    instances.push({ port, url: `http://127.0.0.1:${port}`, roles });
-  }
-  const api = instances.filter((instance) => instance.roles === "api");
-  const first = api[0] as Instance;
-  const sandboxUrl = await startSandbox(first.url, database.url);
-  const start = (instance: (typeof instances)[number]) =>
-    launch(instance, database.url, sandboxUrl, first.url, { SERVICE_ROLES: instance.roles });
-  for (const instance of instances) await start(instance);
+  const { instances, api, first, start } = await apiAndWorkerInstances(database.url, database.url);
   const keys = await createGroup(first.url, first.url);
 
   const acknowledgedCancels = new Set<string>();

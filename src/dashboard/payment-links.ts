@@ -38,7 +38,10 @@ type CreateForm = {
 /** An amount typed in units ("12.50"), or why it is not one; empty is undefined. */
 function centsOf(label: string, raw: string | undefined): number | undefined {
   if (!raw?.trim()) return undefined;
-  const cents = parseMajorUnits(raw.replace(",", "."));
+  // "1,50" could be a price or a thousand-separated number: a dot only, as on the customer's page.
+  if (raw.includes(","))
+    throw new DomainError("INVALID_REQUEST", `${label}: use a dot for cents, e.g. 12.50`);
+  const cents = parseMajorUnits(raw);
   if (cents === null || cents < 1 || cents > 99_999_999) {
     throw new DomainError(
       "INVALID_REQUEST",

@@ -142,7 +142,8 @@ export class PaymentLinks {
         throw new DomainError("INVALID_REQUEST", "after is not a cursor this API issued");
       });
     }
-    return listPaymentLinks(this.db.reads, groupId, afterId, limit);
+    // The primary's: the dashboard's list follows its own form posts, and links are few.
+    return listPaymentLinks(this.db, groupId, afterId, limit);
   }
 
   async change(

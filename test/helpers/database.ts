@@ -144,16 +144,17 @@ export interface TestDatabase {
 
 /**
  * The service's replica routing, for the suite's tests that read right after they wrote (a list
- * after its creates): each lagging read first waits, up to a second, for the replica to replay
- * what the primary has written, as a user's next click usually finds it. What a replica that
- * lags or is down does is tested as it is, in test/db/read-replica.test.ts.
+ * after its creates): each lagging read first waits, up to five seconds, for the replica to replay
+ * what the primary has written, as a user's next click usually finds it (a second was not always
+ * enough with CI's stages running test files side by side on two cores). What a replica that lags
+ * or is down does is tested as it is, in test/db/read-replica.test.ts.
  */
 function caughtUpReads(primary: Database, replicaUrl: string): Database {
   const replica = openTestPostgres(replicaUrl, { max: 30 });
   const routed = withReadReplica(primary, replica, READ_MAX_LAG_MS);
   const caughtUp = async () => {
     const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
-    const deadline = Date.now() + 1000;
+    const deadline = Date.now() + 5000;
     while (Date.now() < deadline) {
       const [state] = await replica
         .query<{ replayed: boolean }>("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed", [

@@ -165,3 +165,28 @@ describe("the way back without a usable merchant URL", () => {
     }
   });
 });
+
+describe("a link's form sent twice", () => {
+  it("the same values are the same payment; other values under the same form are the form again", async () => {
+    const service = await startTestService();
+    try {
+      const group = await service.createGroup();
+      const link = (
+        await service.api(group, "POST", "/api/v1/payment-links", { name: "Any", currency: "usd" })
+      ).body.data;
+      const path = new URL(link.url).pathname;
+      const post = (amount: string) =>
+        service.request("POST", path, form({ amount, email: "e@example.com", key: "same-form-key-123456" }));
+      const first = await post("10.00");
+      assert.equal(first.status, 303);
+      assert.equal((await post("10.00")).headers.get("location"), first.headers.get("location"));
+      const changed = await post("20.00");
+      assert.equal(changed.status, 409);
+      assert.match(String(changed.body), /press Pay again/);
+      const payments = await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${link.linkId}`);
+      assert.equal(payments.body.data.payments.length, 1);
+    } finally {
+      await service.close();
+    }
+  });
+});

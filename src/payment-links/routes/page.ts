@@ -132,6 +132,13 @@ const paymentLinkPage: FastifyPluginAsync<{
         if (error instanceof LinkFormError) {
           return sendCustomerPage(reply, 400, brand, link.name, linkForm(link, form, error.fields));
         }
+        // The same form sent again with other values (back, edit, Pay), or while the first is
+        // still at the processor: the form once more, with a fresh key.
+        if (error.code === "IDEMPOTENCY_CONFLICT" || error.code === "IDEMPOTENCY_IN_PROGRESS") {
+          const again =
+            "Your payment was already started with other details: check the form and press Pay again.";
+          return sendCustomerPage(reply, 409, brand, link.name, linkForm(link, form, { email: again }));
+        }
         request.log.warn({ code: error.code, reason: error.message }, "payment link: no checkout opened");
         return sendCustomerPage(
           reply,
