@@ -785,6 +785,38 @@ async function processorsScenario(): Promise<void> {
     );
   }
   await sandbox("DELETE", "/sandbox/faults");
+  // Whatever the seed did, one failover for certain: Stripe refuses the next create with a 500,
+  // after the breakers' window, and a group routed stripe,square must get its link from Square.
+  await sleep(2500);
+  await sandbox("POST", "/sandbox/faults", {
+    processor: "stripe",
+    checkouts: { mode: "error_500", count: 3 },
+  });
+  const { webhookUrl: _unused, ...certainBody } = paymentBody("");
+  const certain = await api(
+    groups[0] as Record<string, string>,
+    "POST",
+    "/api/v1/payments/create",
+    certainBody,
+    {
+      "idempotency-key": "create-certain-failover",
+    },
+  );
+  await sandbox("DELETE", "/sandbox/faults");
+  if (certain.status === 200) {
+    const data = certain.body.data as { transactionId: string; sessionId: string };
+    const read = await api(
+      groups[0] as Record<string, string>,
+      "GET",
+      `/api/v1/payments/${data.transactionId}`,
+    );
+    created.push({
+      id: data.transactionId,
+      keys: groups[0] as Record<string, string>,
+      sessionId: data.sessionId,
+      processor: String(read.body.data?.processor),
+    });
+  }
   const bySquare = created.filter((payment) => payment.processor === "square").length;
   // While both processors of a route fail (or their breakers skip them) a create answers 502: how
   // many depends on the seed. What must hold is below, whatever the seed.

@@ -65,6 +65,21 @@ describe("the service as a process", () => {
     assert.match(stdout, /ALLOWED_PRIVATE_HOSTS=localhost:4242 npm start/);
   });
 
+  it("in-process commands on the running service's embedded database say in one line what to do", async () => {
+    for (const args of [["admin", "reset-token"], ["migrate"]]) {
+      const failure = await checkoutCli(args, { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" }).then(
+        () => assert.fail(`${args.join(" ")} ran beside the service`),
+        (error: { stderr: string }) => error,
+      );
+      const lines = failure.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, failure.stderr);
+      assert.match(
+        lines[0] ?? "",
+        /^checkout: the embedded database in .+ is in use by process \d+; stop it first/,
+      );
+    }
+  });
+
   it("refuses a second process on the same embedded data directory with a clear error", async () => {
     const second = startProcess({ DATA_DIR: dataDir });
     const code = await second.exited;

@@ -537,9 +537,13 @@ program
     out(command)(answer);
   });
 
+/** Errors whose message says what to do: one line, no stack (the in-process commands' too). */
+const EXPLAINED = new Set(["CliError", "ConfigError", "DataDirLockedError", "DatabaseUnavailableError"]);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
+  const explained = error instanceof Error && EXPLAINED.has(error.name);
   process.stderr.write(
-    `checkout: ${error instanceof CliError ? error.message : ((error as Error).stack ?? String(error))}\n`,
+    `checkout: ${explained ? error.message : ((error as Error).stack ?? String(error))}\n`,
   );
   process.exit(1);
 });
