@@ -676,7 +676,7 @@ async function boundaryScenario(): Promise<void> {
 }
 
 /**
- * Two processors (DESIGN §7): creates and refunds under random faults at both, and an outage of
+ * Two processors (docs/api.md, "Processor routing and failover"): creates and refunds under random faults at both, and an outage of
  * one for a while; then every abandoned attempt closed and a reconciliation run. Drift, refunds
  * carried out twice and orphan checkouts left open, each counted at the processors themselves.
  */

@@ -3,7 +3,7 @@ import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import { type BrandingChange, type BrandingRow, findBranding, findLogo, updateBranding } from "./store.ts";
 
-/** The largest logo accepted, in bytes of image (DESIGN §7). */
+/** The largest logo accepted, in bytes of image (docs/api.md, "Branding"). */
 export const MAX_LOGO_BYTES = 204_800;
 
 const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
@@ -49,7 +49,7 @@ export function imageTypeOf(bytes: Buffer): "image/png" | "image/jpeg" | null {
 const logoPathOf = (groupId: string, row: BrandingRow) =>
   row.logo_digest ? `/branding/logos/${groupId}?v=${row.logo_digest}` : null;
 
-/** A group's branding (DESIGN §7). */
+/** A group's branding (docs/api.md, "Branding"). */
 export class Branding {
   constructor(
     private readonly db: Database,

@@ -99,8 +99,9 @@ const checkoutRoutes: FastifyPluginAsync<{
     },
   );
 
-  // DESIGN §7: where a customer lands after paying through a link without a successUrl, or when
-  // the merchant's URL is unusable and FALLBACK_URL is unset: did the payment go through?
+  // Where a customer lands after paying through a link without a successUrl, or when the
+  // merchant's URL is unusable and FALLBACK_URL is unset: did the payment go through? (docs/api.md,
+  // "The customer's way through")
   app.get<{ Params: { token: string } }>(
     "/done/:token",
     { schema: { hide: true } },

@@ -81,7 +81,10 @@ export function parseAmount(raw: string | undefined, link: PaymentLinkRow): numb
   return cents;
 }
 
-/** Reusable payment links: made without code, paid by anyone who opens them (DESIGN §7). */
+/**
+ * Reusable payment links: made without code, paid by anyone who opens them (docs/api.md,
+ * "Payment links").
+ */
 export class PaymentLinks {
   constructor(
     private readonly db: Database,

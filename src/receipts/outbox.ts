@@ -18,8 +18,9 @@ export interface ReceiptOccasion {
 }
 
 /**
- * Writes a receipt in the transaction of the change it tells of (DESIGN §7): one when a payment
- * succeeds and one per refund, when the group sends receipts and the customer left an address.
+ * Writes a receipt in the transaction of the change it tells of (docs/api.md, "Branding"): one
+ * when a payment succeeds and one per refund, when the group sends receipts and the customer left
+ * an address.
  */
 export async function enqueueReceipt(tx: Queryable, occasion: ReceiptOccasion): Promise<void> {
   if (!occasion.receiptsOn || !occasion.customerEmail) return;

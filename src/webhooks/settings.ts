@@ -3,8 +3,8 @@ import type { Database } from "../db/database.ts";
 import { reachableUrl } from "../net/unreachable-host.ts";
 
 /**
- * The group's own webhook URL (DESIGN §7): events of payments without a webhookUrl of their own
- * are delivered there, to the URL set when the event is made. A URL the unreachable-host rule
+ * The group's own webhook URL (docs/api.md, "Webhook settings"): events of payments without a
+ * webhookUrl of their own are delivered there, to the URL set when the event is made. A URL the unreachable-host rule
  * refuses is kept as given and never posted to, as a payment's own webhookUrl is.
  */
 export class WebhookSettings {

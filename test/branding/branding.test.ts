@@ -1,4 +1,5 @@
-// DESIGN §7: a group's branding, judged by the logo's bytes, and shown to its customers.
+// A group's branding, judged by the logo's bytes, and shown to its customers (docs/api.md,
+// "Branding").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { MAX_LOGO_BYTES } from "../../src/branding/service.ts";

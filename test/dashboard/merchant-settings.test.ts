@@ -1,4 +1,4 @@
-// DESIGN §7 on the dashboard: payment links, branding with its preview, the webhook URL; roles as
+// docs/api.md on the dashboard: payment links, branding with its preview, the webhook URL; roles as
 // everywhere (viewers read, developers and owners change), every change audited.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

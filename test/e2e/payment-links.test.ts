@@ -1,5 +1,6 @@
-// DESIGN §7 in real Chromium: a customer on a phone, without JavaScript, pays through a merchant's
-// payment link; bad input is refused on the page; the pages keep their policy (no violations).
+// Payment links in real Chromium (docs/api.md, "Payment links"): a customer on a phone, without
+// JavaScript, pays through a merchant's payment link; bad input is refused on the page; the pages
+// keep their policy (no violations).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";

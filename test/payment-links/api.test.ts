@@ -1,4 +1,5 @@
-// DESIGN §7: payment links through the merchant API, and the payments made through them.
+// Payment links through the merchant API, and the payments made through them (docs/api.md,
+// "Payment links").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";

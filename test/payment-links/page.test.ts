@@ -1,4 +1,5 @@
-// DESIGN §7: a payment link's page for customers, the /done page, and bad input on both.
+// A payment link's page for customers, the /done page, and bad input on both (docs/api.md,
+// "Payment links").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";

@@ -1,4 +1,5 @@
-// DESIGN §7: e-mail receipts, from the outbox, at most once per event, against an SMTP listener.
+// E-mail receipts, from the outbox, at most once per event, against an SMTP listener (docs/api.md,
+// "Branding").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -75,7 +75,7 @@ describe("status → webhook event (spec §6.2)", () => {
   it("addresses the message to the payment's webhookUrl, or keeps it for the feed only", () => {
     assert.equal(webhookMessageFor(row())?.url, "https://shop.example.com/hook");
     assert.equal(webhookMessageFor(row({ webhook_url: null }))?.url, null);
-    // DESIGN §7: the group's URL for a payment without its own, never instead of its own, and not
+    // docs/api.md, "Webhook settings": the group's URL for a payment without its own, never instead of its own, and not
     // for one whose own URL was dropped as unreachable.
     const group = "https://shop.example.com/group-hook";
     assert.equal(webhookMessageFor(row({ webhook_url: null }), group)?.url, group);

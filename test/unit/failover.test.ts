@@ -1,4 +1,5 @@
-// DESIGN §7: what failover does with each kind of answer, with processors that answer as told.
+// What failover does with each kind of answer, with processors that answer as told (docs/api.md,
+// "Processor routing and failover").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { AbandonedCheckouts } from "../../src/payments/create/abandoned.ts";

@@ -1,4 +1,5 @@
-// DESIGN §7: the group's webhook URL, for payments that have none of their own.
+// The group's webhook URL, for payments that have none of their own (docs/api.md, "Webhook
+// settings").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Receiver } from "../helpers/receiver.ts";

@@ -32,7 +32,7 @@ const brandingBody = {
   },
 } as const;
 
-/** DESIGN §7: the group's branding through the merchant API. */
+/** docs/api.md, "Branding": the group's branding through the merchant API. */
 const brandingRoutes: FastifyPluginAsync<{ branding: Branding }> = async (scope, { branding }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   const response = { 200: successEnvelope(brandingSchema), ...errorResponses };

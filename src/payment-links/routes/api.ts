@@ -110,7 +110,7 @@ const params = {
 
 const DEFAULT_LIMIT = 20;
 
-/** DESIGN §7: payment links through the merchant API. */
+/** docs/api.md, "Payment links": payment links through the merchant API. */
 const paymentLinkRoutes: FastifyPluginAsync<{ links: PaymentLinks }> = async (scope, { links }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   const one = { 200: successEnvelope(linkSchema), ...errorResponses };

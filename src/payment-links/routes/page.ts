@@ -63,8 +63,9 @@ const unknownPage = (reply: FastifyReply) =>
   );
 
 /**
- * DESIGN §7: a payment link's page for customers, on the SafeSite it was made on. Each address
- * has RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS here (429 page past it).
+ * A payment link's page for customers, on the SafeSite it was made on (docs/api.md, "Payment
+ * links"). Each address has RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS here (429 page
+ * past it).
  */
 const paymentLinkPage: FastifyPluginAsync<{
   links: PaymentLinks;

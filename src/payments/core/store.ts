@@ -30,7 +30,7 @@ export interface PaymentRow {
   processor_checkout_id: string | null;
   processor_checkout_url: string | null;
   processor_payment_id: string | null;
-  /** The processors its create passed over before this one, and why (DESIGN §7). */
+  /** The processors its create passed over before this one, and why (docs/api.md, failover). */
   processor_failovers: { processor: ProcessorName; reason: string }[] | null;
   /** The payment link the customer paid through; null for payments made by the API. */
   payment_link_id: string | null;

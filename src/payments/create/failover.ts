@@ -12,7 +12,7 @@ import type { AbandonedCheckouts } from "./abandoned.ts";
 import type { ProcessorBreakers } from "./breakers.ts";
 import type { PassedOver } from "./store.ts";
 
-/** DESIGN §7: a create answers within 15 s whatever the processors do. */
+/** A create answers within 15 s whatever the processors do (docs/api.md, failover). */
 export const CREATE_DEADLINE_MS = 15_000;
 
 export type FailoverOutcome =
@@ -26,7 +26,7 @@ export type FailoverListener = (from: string, to: string, reason: PassedOver["re
 type Attempt = { checkout: Checkout } | { refused: Error } | { unknown: UnknownOutcome; error: Error };
 
 /**
- * Opens a checkout at the first processor of a route that answers (DESIGN §7): an unknown
+ * Opens a checkout at the first processor of a route that answers (docs/api.md): an unknown
  * outcome (timeout, lost connection, 5xx, 429) moves on to the next eligible processor within the
  * create's deadline, and the attempt is remembered so whatever it opened gets closed. A definite
  * refusal ends the create; a processor whose breaker is open is skipped.

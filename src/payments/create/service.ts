@@ -67,7 +67,7 @@ export class PaymentCreation {
   /**
    * Spec §4.2. The payment is written once, after a processor of the group's route answered,
    * already `processing` (or `failed` on a definite refusal); when none answered, nothing is
-   * written (DESIGN §7). No record is ever left `pending`. With an Idempotency-Key the same request gets
+   * written (docs/api.md, failover). No record is ever left `pending`. With an Idempotency-Key the same request gets
    * the same answer for 24 hours, and a request that died half-way is completed by its retry.
    */
   async create(

@@ -113,8 +113,9 @@ export class ProcessorEvents {
       }
     }
     const target = PAID_STATUSES.has(payment.status) ? payment.success_url : payment.cancel_url;
-    // DESIGN §7: an unusable merchant URL leads to FALLBACK_URL exactly, else to the service's own
-    // page saying, in the merchant's name, whether the payment went through.
+    // An unusable merchant URL leads to FALLBACK_URL exactly, else to the service's own page
+    // saying, in the merchant's name, whether the payment went through (docs/api.md, "The
+    // customer's way through").
     return (
       reachableUrl(target, this.config.allowedPrivateHosts)?.href ??
       this.config.fallbackUrl ??

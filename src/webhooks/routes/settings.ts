@@ -23,7 +23,7 @@ const settingsBody = {
   },
 } as const;
 
-/** DESIGN §7: the group's webhook URL through the merchant API. */
+/** docs/api.md, "Webhook settings": the group's webhook URL through the merchant API. */
 const webhookSettingsRoutes: FastifyPluginAsync<{ settings: WebhookSettings }> = async (
   scope,
   { settings },
