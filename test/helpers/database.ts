@@ -147,7 +147,8 @@ export interface TestDatabase {
  * after its creates): each lagging read first waits, up to five seconds, for the replica to replay
  * what the primary has written, as a user's next click usually finds it (a second was not always
  * enough with CI's stages running test files side by side on two cores). What a replica that lags
- * or is down does is tested as it is, in test/db/read-replica.test.ts.
+ * or is down does is tested as it is, in test/db/read-replica.test.ts, which pauses the replay and
+ * so runs on its own.
  */
 function caughtUpReads(primary: Database, replicaUrl: string): Database {
   const replica = openTestPostgres(replicaUrl, { max: 30 });
@@ -157,13 +158,16 @@ function caughtUpReads(primary: Database, replicaUrl: string): Database {
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline) {
       const [state] = await replica
-        .query<{ replayed: boolean }>("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed", [
-          written?.lsn,
-        ])
+        .query<{ replayed: boolean }>(
+          // A replay a test paused is the lag it studies: its reads go as the service sends them.
+          "SELECT pg_is_wal_replay_paused() OR pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed",
+          [written?.lsn],
+        )
         .catch(() => [{ replayed: true }]);
       if (state?.replayed) return;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    throw new Error("the replica did not replay the primary's writes within 5 s: is its replay paused?");
   };
   return {
     ...routed,
