@@ -1,0 +1,65 @@
+// The README and docs/ link to each other by file and heading: a link a reader follows must land.
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, it } from "node:test";
+
+// The tests run compiled from a cache directory, always from the repository root.
+const ROOT = process.cwd();
+const DOCUMENTS = [
+  join(ROOT, "README.md"),
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(ROOT, "docs", name)),
+];
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+
+const anchorsOf = (file: string): Set<string> =>
+  new Set(
+    [...readFileSync(file, "utf8").matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1] as string)),
+  );
+
+/** Links and images outside code blocks: `[text](target)`. */
+function linksOf(file: string): string[] {
+  const prose = readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "");
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] as string);
+}
+
+describe("documentation links", () => {
+  it("the anchors are made as GitHub makes them", () => {
+    assert.equal(anchorOf("Dashboard and console (pages)"), "dashboard-and-console-pages");
+    assert.equal(anchorOf("`GET /api/v1/auth/test`"), "get-apiv1authtest");
+    assert.equal(
+      anchorOf("Under a process manager: run `node dist/src/main.js`"),
+      "under-a-process-manager-run-node-distsrcmainjs",
+    );
+  });
+
+  it("every link to a file of the repository finds it, and its heading", () => {
+    const broken: string[] = [];
+    for (const file of DOCUMENTS) {
+      for (const link of linksOf(file)) {
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, anchor] = link.split("#") as [string, string | undefined];
+        const target = path === "" ? file : resolve(dirname(file), path);
+        const where = `${relative(ROOT, file)}: ${link}`;
+        if (!existsSync(target)) broken.push(`${where} (no such file)`);
+        else if (anchor !== undefined && target.endsWith(".md") && !anchorsOf(target).has(anchor)) {
+          broken.push(`${where} (no such heading)`);
+        }
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
+  it("the README stays a first read: at most 200 lines", () => {
+    const lines = readFileSync(join(ROOT, "README.md"), "utf8").split("\n").length;
+    assert.ok(lines <= 200, `README.md has ${lines} lines`);
+  });
+});
