@@ -182,7 +182,7 @@ export interface Load {
 }
 
 /**
- * The two sides of a ratio, measured as issue 20 measured them: each warmed up, then two rounds
+ * The two sides of a ratio, measured fairly: each warmed up, then two rounds
  * of each in turn (baseline, service, baseline, service), and the best round of each kept, with
  * every round's errors. Measured one after the other, a minute of the VM's drift fell between a
  * baseline and its service: the same build's create came out at 67 % and 45 % of its baseline in

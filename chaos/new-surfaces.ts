@@ -26,7 +26,7 @@ export async function targetOf(
 
 /** The stream's cap per group (src/webhooks/routes/stream.ts). */
 const STREAM_CAP = 10;
-/** Wrong codes (and passwords) an account may spend in 15 minutes (DESIGN §6). */
+/** Wrong codes (and passwords) an account may spend in 15 minutes. */
 const ACCOUNT_BUDGET = 10;
 const PASSWORD = "chaos password that is long enough";
 

@@ -312,7 +312,7 @@ async function registerRoutes(
       request.merchant = await merchantAuth.authenticate(request);
       reply.header("cache-control", "no-store");
     });
-    // Spec §4: bodies are JSON; Fastify would otherwise also accept text/plain.
+    // Bodies are JSON (docs/api.md, "Conventions"); Fastify would otherwise also accept text/plain.
     api.addHook("preValidation", (request, _reply, done) => {
       const contentType = request.headers["content-type"];
       if (request.body !== undefined && contentType && !/^application\/json\s*(;|$)/i.test(contentType)) {

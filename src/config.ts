@@ -362,7 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 1),
     expirySweepIntervalMs: integer(env, "EXPIRY_SWEEP_INTERVAL_MS", 5000, 10),
     expiryRetryMs: Math.round(seconds(env, "EXPIRY_RETRY_SECONDS", 60, 86400) * 1000),
-    // DESIGN §6: the merchant hears within 10 s whatever the processor does.
+    // The merchant hears within 10 s whatever the processor does.
     refundDeadlineMs: integer(env, "REFUND_DEADLINE_MS", 8000, 100, 10_000),
     refundSettleIntervalMs: integer(env, "REFUND_SETTLE_INTERVAL_MS", 2000, 10, 60_000),
     webhookAttemptRetentionDays: integer(env, "WEBHOOK_ATTEMPT_RETENTION_DAYS", 90, 0, 36_500),

@@ -1,5 +1,5 @@
 // kill -9 while the processor is answering a create: the retry with the same Idempotency-Key
-// must succeed with the same payment, and no record may be left pending (issue 10, item 3).
+// must succeed with the same payment, and no record may be left pending.
 import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
 import {

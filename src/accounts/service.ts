@@ -42,19 +42,19 @@ import {
 export type { AccountKind, Role, SessionAccount } from "./store.ts";
 export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 
-/** DESIGN §5: single use, 72 hours. */
+/** An invite: single use, 72 hours. */
 const INVITE_TTL_SECONDS = 72 * 3600;
-/** DESIGN §6: single use, 1 hour. */
+/** A password reset: single use, 1 hour. */
 const RESET_TTL_SECONDS = 3600;
 /** "Forgot password" e-mails per client address: a few, not a mail cannon. */
 const FORGOT_REQUESTS = { limit: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 /**
- * DESIGN §7: reset e-mails per account asked for by "forgot password", whatever the asking
+ * Reset e-mails per account asked for by "forgot password", whatever the asking
  * addresses: each one voids the link before it, so a flood would keep its owner from resetting.
  */
 const RESET_MAILS_PER_ACCOUNT = { limit: 3, windowSeconds: 3600, lockSeconds: 0 };
 /**
- * DESIGN §5 and §6: at most 10 password checks per account in 15 minutes (then 15 minutes locked),
+ * At most 10 password checks per account in 15 minutes (then 15 minutes locked),
  * however many arrive at once; per client address, across accounts, 100 (enough for an office
  * behind one NAT, not for a password spray). A check that succeeds is given back.
  */
@@ -123,7 +123,7 @@ export class AccountsService {
     return this.mailer !== undefined;
   }
 
-  /** DESIGN §5: a user of one group with a role, and the single-use link that lets them in. */
+  /** A user of one group with a role, and the single-use link that lets them in. */
   async inviteUser(groupId: string, email: string, role: Role, context: AuditContext) {
     if (!UUID_PATTERN.test(groupId) || !(await findGroupRow(this.db, groupId))) throw notFound("Group");
     const invited = await this.invite("merchant", groupId, email, role, context);
@@ -144,7 +144,7 @@ export class AccountsService {
   }
 
   /**
-   * DESIGN §6: a password reset link for the account with this address (single use, one hour;
+   * A password reset link for the account with this address (single use, one hour;
    * earlier links stop working). Not found when the audience has no such account.
    */
   async issuePasswordReset(kind: AccountKind, email: string, context: AuditContext) {
@@ -309,7 +309,7 @@ export class AccountsService {
   }
 
   /**
-   * DESIGN §5 and §6: the account's and the address's budgets are taken before the password is
+   * The account's and the address's budgets are taken before the password is
    * checked, in one statement each, so parallel guesses get no more checks than the limit; past
    * it, sign-in is refused even with the right password. Unknown accounts are throttled and timed
    * the same.

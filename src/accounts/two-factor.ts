@@ -1,4 +1,4 @@
-// Two-factor sign-in (DESIGN §6): TOTP (RFC 6238: 6 digits, 30 s, SHA-1, as every authenticator
+// Two-factor sign-in: TOTP (RFC 6238: 6 digits, 30 s, SHA-1, as every authenticator
 // app reads it) with ten single-use recovery codes. The secret is sealed at rest; codes are
 // checked against the account's password-check budget, and a code is never accepted twice.
 import { randomBytes } from "node:crypto";
@@ -181,7 +181,7 @@ export class TwoFactorService {
     return check;
   }
 
-  /** DESIGN §6: an owner requires two-factor sign-in for the group's users. */
+  /** An owner requires two-factor sign-in for the group's users. */
   async setGroupRequirement(groupId: string, required: boolean, context: AuditContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       await setGroupRequiresTwoFactor(tx, groupId, required);

@@ -15,7 +15,7 @@ const CSV_BATCH = 500;
 const CSV_HEADER =
   "transactionId,status,amount,currency,amountRefunded,customerEmail,description,createdAt,completedAt";
 
-/** DESIGN §5: the list's and the export's filters. Empty fields mean "any". */
+/** The list's and the export's filters. Empty fields mean "any". */
 const paymentFilterQuery = {
   type: "object",
   additionalProperties: false,

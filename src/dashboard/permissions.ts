@@ -1,7 +1,7 @@
 import type { Principal, Role } from "../accounts/service.ts";
 import { ApiError } from "../http/errors.ts";
 
-/** What a merchant user may do on the dashboard, by role (DESIGN §5). Reading payments is for all. */
+/** What a merchant user may do on the dashboard, by role. Reading payments is for all. */
 export type DashboardAction =
   | "refund"
   | "resend_webhook"
@@ -34,7 +34,7 @@ const ALLOWED: Record<Role, ReadonlySet<DashboardAction>> = {
 export const can = (principal: Principal, action: DashboardAction): boolean =>
   principal.role !== null && ALLOWED[principal.role].has(action);
 
-/** DESIGN §5: an action a role may not take is refused with 403, whatever the page showed. */
+/** An action a role may not take is refused with 403, whatever the page showed. */
 export function ensureAllowed(principal: Principal, action: DashboardAction): void {
   if (!can(principal, action)) {
     throw new ApiError(

@@ -34,13 +34,13 @@ export interface HealthOptions {
   redis?: RedisLink | undefined;
   /** True once shutdown began: readiness fails so no new traffic is routed here. */
   isDraining: () => boolean;
-  /** What this instance runs (SERVICE_ROLES), said by /health (the probes keep the spec's bodies). */
+  /** What this instance runs (SERVICE_ROLES), said by /health (the probes keep the bodies of docs/api.md). */
   roles: readonly string[];
   /** Each enabled processor's breaker: `skipped` while creates pass it over; never unhealthy. */
   processors: () => Record<string, { status: "ok" | "skipped" }>;
 }
 
-/** Spec §4.5: public health endpoints. */
+/** Public health endpoints (docs/api.md, "Health (no keys)"). */
 const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
   app,
   { db, version, redis, isDraining, roles, processors },

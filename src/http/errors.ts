@@ -30,7 +30,7 @@ export interface ErrorBody {
 export class ApiError extends Error {
   override readonly name = "ApiError";
   readonly statusCode: number;
-  /** The caller's mistake, whatever the status says (spec §4.2 answers a missing email with 502). */
+  /** The caller's mistake, whatever the status says (the create answers a missing email with 502). */
   readonly clientFault: boolean;
 
   constructor(

@@ -26,7 +26,7 @@ input{font-size:1rem;padding:.5rem;width:100%;box-sizing:border-box}button{margi
 </head><body>${body}</body></html>`;
 }
 
-/** Spec §1: checkout pages must be opened by full-page redirect, never framed. */
+/** Checkout pages are opened by full-page redirect, never framed (docs/api.md, "The customer's way through"). */
 export function sendPage(reply: FastifyReply, statusCode: number, title: string, body: string) {
   return reply
     .code(statusCode)

@@ -9,7 +9,7 @@ const ID_SUFFIX = " ID";
 /**
  * A path id naming a `resource`. A malformed one fails validation in the `params` context, which
  * the error handler answers as 404 "<resource> not found": an id that cannot exist is simply not
- * found (DESIGN §2), with the same body as an unknown one.
+ * found (docs/api.md, "Conventions"), with the same body as an unknown one.
  */
 export const uuidParam = <const R extends string>(resource: R) =>
   ({ type: "string", pattern: UUID_PATTERN_SOURCE, description: `${resource}${ID_SUFFIX}` }) as const;

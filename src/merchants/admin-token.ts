@@ -60,7 +60,7 @@ export class AdminAuthenticator {
   constructor(
     private readonly db: Database,
     private readonly configured: string | undefined,
-    /** DESIGN §6: failed admin-token attempts per address per minute before 429 (30). */
+    /** Failed admin-token attempts per address per minute before 429 (30). */
     failuresPerMinute: number,
     /** Where a generated token is kept in clear, for its operator only. */
     private readonly file: AdminTokenFile,

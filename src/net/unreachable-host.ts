@@ -4,9 +4,10 @@ const v4FromParts = (high: number, low: number) =>
   ipaddr.fromByteArray([high >> 8, high & 255, low >> 8, low & 255]) as ipaddr.IPv4;
 
 /**
- * Spec §4.2 lists localhost, 127.0.0.1, 0.0.0.0, 169.254.169.254, 10.*, 172.* and 192.168.*.
+ * The interface lists localhost, 127.0.0.1, 0.0.0.0, 169.254.169.254, 10.*, 172.* and 192.168.*
+ * (docs/api.md, "POST /api/v1/payments/create").
  * Read as "nothing but the public internet": only global unicast passes (ipaddr.js's ranges),
- * and every 172.* address is refused, as the spec's wording says.
+ * and every 172.* address is refused, as the interface's wording says.
  */
 function isPublicIPv4(address: ipaddr.IPv4): boolean {
   return address.range() === "unicast" && address.octets[0] !== 172;
@@ -61,7 +62,7 @@ export function isAllowedPrivateHost(url: URL, allowedPrivateHosts: readonly str
 
 /**
  * Parses a merchant URL and answers null when it must not be used: not a valid http(s) URL,
- * or its host is unreachable by the rule of spec §4.2 (unless listed in ALLOWED_PRIVATE_HOSTS).
+ * or its host is unreachable by the create rule of docs/api.md (unless listed in ALLOWED_PRIVATE_HOSTS).
  * WHATWG parsing already turns numeric spellings (2130706433, 0x7f.1, 0177.0.0.1) into dotted form.
  */
 export function reachableUrl(raw: string, allowedPrivateHosts: readonly string[]): URL | null {

@@ -4,7 +4,7 @@ import { CURRENCIES } from "./core/money.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";
 import type { PaymentResourceRow, PaymentRow } from "./core/store.ts";
 
-/** Spec §2.1: the payment object of Get Payment. */
+/** The payment object of Get Payment (docs/api.md, "GET /api/v1/payments/:id"). */
 export const paymentResourceSchema = {
   type: "object",
   required: ["id", "status", "amount", "currency", "createdAt", "completedAt"],
@@ -38,7 +38,7 @@ export const paymentResourceSchema = {
   },
 } as const;
 
-/** DESIGN §6: money taken for a payment the merchant cancelled, which stays cancelled. */
+/** Money taken for a payment the merchant cancelled, which stays cancelled. */
 export const isPaidAfterCancel = (row: Pick<PaymentRow, "status" | "paid_at_processor">): boolean =>
   row.status === "cancelled" && row.paid_at_processor;
 

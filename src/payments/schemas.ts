@@ -1,7 +1,7 @@
 import type { FromSchema } from "json-schema-to-ts";
 import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "./core/money.ts";
 
-/** Spec §4.2/§8: http(s), 10 to 2000 characters. */
+/** http(s), 10 to 2000 characters (docs/api.md, "POST /api/v1/payments/create"). */
 const merchantUrl = {
   type: "string",
   minLength: 10,
@@ -9,7 +9,7 @@ const merchantUrl = {
   pattern: "^https?://",
 } as const;
 
-/** Spec §4.2: the Create Payment body. Fields not listed are ignored. */
+/** The Create Payment body (docs/api.md, "POST /api/v1/payments/create"). Fields not listed are ignored. */
 export const createPaymentBodySchema = {
   type: "object",
   required: ["amount", "currency", "successUrl", "cancelUrl"],
@@ -37,7 +37,7 @@ export const createPaymentBodySchema = {
 
 export type CreatePaymentInput = FromSchema<typeof createPaymentBodySchema>;
 
-/** Spec §2.3. */
+/** What a create answers. */
 export const createPaymentResultSchema = {
   type: "object",
   required: ["transactionId", "paymentUrl", "sessionId", "expiresAt"],
@@ -51,7 +51,7 @@ export const createPaymentResultSchema = {
 
 export type CreatePaymentResult = FromSchema<typeof createPaymentResultSchema>;
 
-/** DESIGN §5: the refund body. Fields not listed are ignored, as on Create Payment. */
+/** The refund body (docs/api.md, "Refunds"). Fields not listed are ignored, as on Create Payment. */
 export const refundBodySchema = {
   type: "object",
   properties: {
@@ -67,7 +67,7 @@ export const refundBodySchema = {
 
 export type RefundInput = FromSchema<typeof refundBodySchema>;
 
-/** DESIGN §5: a refund as the API answers it. */
+/** A refund as the API answers it. */
 export const refundResourceSchema = {
   type: "object",
   required: ["refundId", "transactionId", "amount", "currency", "status", "reason", "createdAt"],

@@ -55,7 +55,7 @@ const notice = (flash: Flash | undefined) =>
 const tokens = new WeakMap<FastifyReply, string>();
 
 /**
- * The hidden field every form carries (DESIGN §5: a CSRF token on every form). One token per
+ * The hidden field every form carries (a CSRF token on every form, docs/security.md). One token per
  * answer: without a secret cookie yet, each call would mint a new secret and only the last form
  * on the page would work.
  */

@@ -87,7 +87,7 @@ export async function installPageSupport(web: FastifyInstance, options: WebOptio
     reply.header("x-frame-options", "DENY");
     reply.header("referrer-policy", "same-origin");
     reply.header("cache-control", "no-store");
-    // DESIGN §5: the pages live on the service's own host. A SafeSite (a merchant's domain that
+    // The pages live on the service's own host. A SafeSite (a merchant's domain that
     // points here) must never show another merchant's users a sign-in form.
     if (options.publicHost && request.host.toLowerCase() !== options.publicHost) {
       throw new ApiError("NOT_FOUND", "There is no such page on this address.");

@@ -427,7 +427,7 @@ export class WebhookDispatcher {
     this.metrics?.webhookDeliveries.inc({ outcome });
     this.metrics?.webhookAttemptSeconds.observe({ outcome }, result.durationMs / 1000);
     if (state === "pending") {
-      // Each wait starts when the previous attempt fails (spec §6.3 rule 3).
+      // Each wait starts when the previous attempt fails (docs/api.md, "Webhooks").
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);
         this.wake();

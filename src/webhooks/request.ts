@@ -35,7 +35,7 @@ export function signWebhook(
     .join(" ");
 }
 
-/** The spec §6.1 headers and body, plus Standard Webhooks signature headers. */
+/** The documented headers and body, plus Standard Webhooks signature headers (docs/webhooks.md). */
 export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
   // The stored payload keeps the order it was built in; `timestamp` keeps its place if it has one.
   const body = JSON.stringify({ ...delivery.payload, timestamp: delivery.sent_timestamp });
@@ -50,7 +50,7 @@ export function buildRequest(delivery: DeliveryToSign, now = new Date()) {
     "x-service-event": delivery.event,
     "x-service-transaction": delivery.payment_id,
     "x-service-timestamp": delivery.sent_timestamp,
-    // The event's id: the same on every attempt and every resend (Standard Webhooks, DESIGN §2).
+    // The event's id: the same on every attempt and every resend (Standard Webhooks).
     "webhook-id": delivery.event_id,
     "webhook-timestamp": String(timestampSeconds),
     "webhook-signature": signWebhook(secrets, delivery.event_id, timestampSeconds, body),

@@ -30,7 +30,7 @@ export interface SenderOptions {
   resolver?: Resolver;
 }
 
-/** Spec §6.3: 2xx delivers; any 4xx stops; 5xx, 3xx, timeouts and network errors are retried. */
+/** 2xx delivers; any 4xx stops; 5xx, 3xx, timeouts and network errors are retried. */
 export function classify(statusCode: number): AttemptOutcome {
   if (statusCode >= 200 && statusCode < 300) return "delivered";
   if (statusCode >= 400 && statusCode < 500) return "rejected";
@@ -135,7 +135,7 @@ const ANSWER_READ_LIMIT = 64 * 1024;
 /**
  * One POST through the agent's own dispatch, resolving with the status once the answer is read
  * (and dropped: only the status matters, and reading it lets the socket be reused). The whole
- * exchange, queueing, connection, headers and body, must fit in the timeout (spec §6.3 rules 1,
+ * exchange, queueing, connection, headers and body, must fit in the timeout (docs/api.md, "Webhooks",
  * 4). Without `request()`'s abort signal, its listeners and its body stream: a delivery's share of
  * the dispatcher's CPU.
  */

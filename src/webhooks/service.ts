@@ -113,7 +113,7 @@ export class WebhookService {
         id: event.id,
         /** The `webhook-id` header of every delivery of this event. */
         eventId: event.id,
-        /** DESIGN §5 names it `type`; `event` is the same name, kept for earlier clients. */
+        /** Documented as `type`; `event` is the same name, kept for earlier clients. */
         type: event.event,
         event: event.event,
         status: event.status,

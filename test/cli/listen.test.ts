@@ -12,7 +12,7 @@ import { Receiver, WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-describe("checkout listen and checkout trigger (DESIGN §6)", () => {
+describe("checkout listen and checkout trigger", () => {
   let service: TestService;
   let group: TestGroup;
   let receiver: Receiver;
@@ -24,7 +24,7 @@ describe("checkout listen and checkout trigger (DESIGN §6)", () => {
     receiver = new Receiver({ "/webhooks": () => 200 });
     await receiver.start();
     home = mkdtempSync(join(tmpdir(), "listen-home-"));
-    // Only what DESIGN §6 says listen and trigger need: the URL and the merchant keys.
+    // Only what listen and trigger are documented to need: the URL and the merchant keys.
     env = {
       PATH: process.env.PATH,
       HOME: home,

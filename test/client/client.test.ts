@@ -12,7 +12,7 @@ const asCheckoutError = (error: unknown): CheckoutError => {
   return error;
 };
 
-describe("@checkout-service/client against a real service (DESIGN §6)", () => {
+describe("@checkout-service/client against a real service", () => {
   let service: TestService;
   let group: TestGroup;
   let receiver: Receiver;

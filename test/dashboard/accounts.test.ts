@@ -1,4 +1,4 @@
-// Accounts and sessions of the dashboard and console (DESIGN §5): invites through the admin API,
+// Accounts and sessions of the dashboard and console: invites through the admin API,
 // passwords, sign-in throttling, cookies, CSRF, sign-out and revocation, all over real HTTP.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -265,7 +265,7 @@ describe("dashboard pages", () => {
   });
 
   describe("CSV export", () => {
-    it("streams the header of DESIGN §5 and one row per payment, amounts in cents, same filters", async () => {
+    it("streams the documented header and one row per payment, amounts in cents, same filters", async () => {
       const exportGroup = await service.createGroup({ name: "Export" });
       const user = await signedInUser(service, exportGroup, "csv@shop.example", "viewer");
       const tricky = (

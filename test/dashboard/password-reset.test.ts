@@ -1,4 +1,4 @@
-// DESIGN §6: password reset through the admin API, the owner's page and by e-mail (SMTP_URL),
+// Password reset through the admin API, the owner's page and by e-mail (SMTP_URL),
 // tested against a real SMTP listener on loopback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// DESIGN §6: two-factor sign-in with TOTP and recovery codes; required by an owner for a group,
+// Two-factor sign-in with TOTP and recovery codes; required by an owner for a group,
 // or for operators by OPERATORS_REQUIRE_2FA; the secret sealed at rest.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// DESIGN §7: behind a transaction pooler (DATABASE_POOL_MODE=transaction) the service keeps no
+// Behind a transaction pooler (DATABASE_POOL_MODE=transaction) the service keeps no
 // state on a server connection: no named statements, timeouts set per transaction, and LISTEN on a
 // direct connection or, without one, polling. The suite's pooled run (.ci/run) runs all of it
 // through Debian's PgBouncer; these pin the mode down on any PostgreSQL.

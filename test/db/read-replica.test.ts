@@ -1,4 +1,4 @@
-// DESIGN §7: DATABASE_READ_URL. The reads that may lag go to a streaming replica while its replay
+// DATABASE_READ_URL. The reads that may lag go to a streaming replica while its replay
 // lag is under DATABASE_READ_MAX_LAG_MS; a replica that lags more, or is down, leaves them to the
 // primary, and nothing fails. Against a real primary and its real replica (.ci/run makes them).
 import assert from "node:assert/strict";

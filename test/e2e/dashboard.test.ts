@@ -1,4 +1,4 @@
-// The dashboard and console in real Chromium (DESIGN §5, issue 12): a merchant's whole refund
+// The dashboard and console in real Chromium: a merchant's whole refund
 // story, what a viewer may not do, CSRF, throttling, revocation, escaping, and an operator's queue.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

@@ -57,7 +57,7 @@ export class Receiver {
   }
 }
 
-/** Spec §6.1: the webhook body's fields, in the order they are sent. */
+/** The webhook body's fields (docs/api.md, "Webhooks"), in the order they are sent. */
 export const WEBHOOK_BODY_FIELDS = [
   "event",
   "transactionId",

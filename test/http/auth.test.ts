@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type JsonResponse, startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 
-describe("merchant authentication (spec §5, DESIGN §2)", () => {
+describe("merchant authentication", () => {
   let service: TestService;
   let group: TestGroup;
   before(async () => {

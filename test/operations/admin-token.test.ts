@@ -1,4 +1,4 @@
-// How the service behaves for the people who run it (issue 9): start-up failures that say what is
+// How the service behaves for the people who run it: start-up failures that say what is
 // wrong, an admin token that cannot be lost, credentials kept out of log streams, a clean drain.
 import assert from "node:assert/strict";
 import { chmod, lstat, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// Every change is audited in its own transaction with its group (DESIGN §7): the merchant API's
+// Every change is audited in its own transaction with its group: the merchant API's
 // refunds, cancels, resends and recoveries; the admin API's revocations, SafeSite changes and
 // reconciliation runs; each on the log of the group it changed, or the operator's when it spans groups.
 import assert from "node:assert/strict";

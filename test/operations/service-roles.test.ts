@@ -1,4 +1,4 @@
-// SERVICE_ROLES (DESIGN §7): an api-only instance serves HTTP and runs no worker; a workers-only
+// SERVICE_ROLES: an api-only instance serves HTTP and runs no worker; a workers-only
 // instance runs the dispatcher and the sweepers and answers only its probes and metrics. Together,
 // on one database, they do what one instance of both does.
 import assert from "node:assert/strict";
@@ -52,7 +52,7 @@ describe("an api-only and a workers-only instance on one database", () => {
     await receiver.stop();
   });
 
-  it("says its roles on /health; the probes keep the spec's bodies", async () => {
+  it("says its roles on /health; the probes keep their documented bodies", async () => {
     const both = await startTestService();
     try {
       assert.deepEqual((await both.request("GET", "/health")).body.roles, ["api", "workers"]);

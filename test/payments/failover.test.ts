@@ -1,4 +1,4 @@
-// DESIGN §7: failover at creation. Each creation fault at each processor makes the create go to
+// Failover at creation. Each creation fault at each processor makes the create go to
 // the other, counted at the sandbox: which processor issued the link, how many checkouts each
 // holds, and that none is left open once the abandoned attempts are closed.
 import assert from "node:assert/strict";

@@ -18,7 +18,7 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
     (await service.createPayment(group, overrides)).body.data.transactionId as string;
   const read = (id: string, as = group) => service.api(as, "GET", `/api/v1/payments/${id}`);
 
-  describe("metadata and description (spec §2.1)", () => {
+  describe("metadata and description", () => {
     it("hides reserved `_` keys and the `description` key; metadata null when nothing is left", async () => {
       const id = await create({
         metadata: { _internal: "x", orderId: "A-1", qty: 2, gift: false, note: null },
@@ -64,7 +64,7 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
     });
   });
 
-  describe("404 rules (spec §4.3, §5)", () => {
+  describe("404 rules", () => {
     it("answers the same 404 NOT_FOUND for unknown, malformed and another group's ids", async () => {
       const theirs = (await service.createPayment(otherGroup)).body.data.transactionId;
       const answers = await Promise.all([
@@ -86,7 +86,7 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
     });
   });
 
-  describe("cancel (spec §3.2, §4.4)", () => {
+  describe("cancel", () => {
     it("cancels a processing payment, sets completedAt, and keeps the link open", async () => {
       const created = (await service.createPayment(group)).body.data;
       const response = await service.api(group, "DELETE", `/api/v1/payments/${created.transactionId}`);

@@ -1,4 +1,4 @@
-// DESIGN §6: GET /api/v1/payments, newest first, by keyset cursor, with filters.
+// GET /api/v1/payments, newest first, by keyset cursor, with filters.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";

@@ -1,4 +1,4 @@
-// DESIGN §7: money taken on a checkout a create abandoned belongs to no payment. It becomes a
+// Money taken on a checkout a create abandoned belongs to no payment. It becomes a
 // reconciliation item the operator refunds in full, at the processor that took it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// DESIGN §6: reconciliation runs against the processor. Events lost on the way (a payment, a
+// Reconciliation runs against the processor. Events lost on the way (a payment, a
 // refund, a dispute) are found and repaired through the normal event path, with their webhooks;
 // what the processor cannot prove is listed for the operator; a second run changes nothing.
 import assert from "node:assert/strict";
@@ -200,7 +200,7 @@ describe("paid after cancel", () => {
       return p.paidAfterCancel ? p : undefined;
     });
     assert.equal(payment.status, "cancelled");
-    // The merchant cannot refund a cancelled payment (DESIGN §5); the operator can.
+    // The merchant cannot refund a cancelled payment; the operator can.
     const byMerchant = await service.api(
       group,
       "POST",

@@ -1,4 +1,4 @@
-// DESIGN §6 "Money at the processor boundary": a refund whose processor answer is lost, refused
+// Money at the processor boundary: a refund whose processor answer is lost, refused
 // with a 5xx or held back stays pending, is settled by asking again under the same processor key,
 // and is carried out at most once at the processor, counted there, not only in our tables.
 import assert from "node:assert/strict";

@@ -4,7 +4,7 @@ import type { Receiver } from "../helpers/receiver.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-describe("refunds (DESIGN §5)", () => {
+describe("refunds", () => {
   let service: TestService;
   let group: TestGroup;
   let receiver: Receiver;

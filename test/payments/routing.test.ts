@@ -1,4 +1,4 @@
-// DESIGN §7: a group's processor routes through the admin API, applied by creates.
+// A group's processor routes through the admin API, applied by creates.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";

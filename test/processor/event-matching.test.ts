@@ -1,5 +1,5 @@
 // An event may change a payment only if it names that payment's own session or payment intent
-// and its amount and currency match (DESIGN §2). Metadata is written by whoever creates the
+// and its amount and currency match (docs/api.md, "Processor events"). Metadata is written by whoever creates the
 // session, so it can only suggest which payment an event is about.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -74,7 +74,7 @@ describe("payments through the processor", () => {
       );
       return rows.length === 1 ? true : undefined;
     });
-    // Written once the processor answered: the first status is processing, never pending (issue 10).
+    // Written once the processor answered: the first status is processing, never pending.
     assert.deepEqual(await statusChanges(created.transactionId), ["processing", "succeeded"]);
     const gone = await service.request("GET", new URL(created.paymentUrl).pathname);
     assert.equal(gone.status, 410, "a paid link does not open the processor page again");
@@ -178,7 +178,7 @@ describe("payments through the processor", () => {
       200,
     );
     const link = await service.request("GET", new URL(created.paymentUrl).pathname);
-    assert.equal(link.status, 303, "the link stays open after cancel (spec §3.2)");
+    assert.equal(link.status, 303, "the link stays open after cancel (docs/api.md, Payment statuses)");
     await payOnPage(created.sessionId, "4242424242424242");
     const listed = await waitFor(async () => {
       const list = (await service.admin("GET", "/admin/v1/reconciliation")).body.data;

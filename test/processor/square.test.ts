@@ -1,4 +1,4 @@
-// DESIGN §7: Square through its official SDK against the sandbox's Square emulator, end to end,
+// Square through its official SDK against the sandbox's Square emulator, end to end,
 // and every money call counted at the emulator, not only in our tables.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";

@@ -1,4 +1,4 @@
-// DESIGN §6: the sandbox keeps its state with the service's data (a restart forgets nothing),
+// The sandbox keeps its state with the service's data (a restart forgets nothing),
 // makes its own API key per installation, and misbehaves on request (POST /sandbox/faults).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -40,7 +40,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   ...overrides,
 });
 
-describe("status → webhook event (spec §6.2)", () => {
+describe("status → webhook event", () => {
   it("maps every status, and sends nothing for pending, processing and dispute_won", () => {
     const expected: Record<string, string | undefined> = {
       pending: undefined,
@@ -61,7 +61,7 @@ describe("status → webhook event (spec §6.2)", () => {
     }
   });
 
-  it("builds the §6.1 body in its field order, with the description in metadata", () => {
+  it("builds the documented body in its field order, with the description in metadata", () => {
     const payload = webhookPayload("payment.completed", row());
     // `timestamp` holds its place, filled at send time (test/unit/webhook-request.test.ts).
     assert.deepEqual(Object.keys(payload), WEBHOOK_BODY_FIELDS);
@@ -88,7 +88,7 @@ describe("status → webhook event (spec §6.2)", () => {
   });
 });
 
-describe("metadata rules (spec §2.1, §4.2)", () => {
+describe("metadata rules", () => {
   it("drops reserved keys at creation and keeps null for nothing", () => {
     assert.deepEqual(storedMetadata({ _internal: "x", orderId: 7 }), { orderId: 7 });
     assert.equal(storedMetadata({ _only: "x" }), null);

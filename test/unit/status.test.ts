@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CANCELLABLE, canTransition, PAYMENT_STATUSES, sourcesOf } from "../../src/payments/core/status.ts";
 
-// Written out independently of the table under test: spec §3.2 plus the processor-driven changes
-// DESIGN allows (a declined card may still be paid; refunds and disputes after payment).
+// Written out independently of the table under test: docs/api.md's statuses plus the
+// processor-driven changes it allows (a declined card may still be paid; refunds and disputes after payment).
 const ALLOWED = new Set([
   "pending→processing",
   "pending→failed",

@@ -27,7 +27,7 @@ const verify = (key: string, request: ReturnType<typeof buildRequest>) =>
   new Webhook(key).verify(request.body, request.headers);
 
 describe("webhook request building and signing", () => {
-  it("sends the spec §6.1 headers, and the body with timestamp last, kept from the first send", () => {
+  it("sends the documented headers, and the body with timestamp last, kept from the first send", () => {
     const request = buildRequest(delivery(), now);
     assert.equal(request.headers["user-agent"], USER_AGENT);
     assert.equal(request.headers["content-type"], "application/json");
@@ -72,7 +72,7 @@ describe("webhook request building and signing", () => {
     assert.ok(verify(previous, later));
   });
 
-  it("classifies receiver answers as spec §6.3 says", () => {
+  it("classifies receiver answers as docs/api.md says", () => {
     assert.equal(classify(200), "delivered");
     assert.equal(classify(204), "delivered");
     for (const status of [400, 404, 408, 429]) assert.equal(classify(status), "rejected");

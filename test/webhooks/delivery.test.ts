@@ -10,7 +10,7 @@ import { waitFor } from "../helpers/wait.ts";
 
 const DELAYS_MS = [50, 100, 100];
 
-describe("webhook delivery (spec §6)", () => {
+describe("webhook delivery", () => {
   let receiver: Receiver;
   let service: TestService;
   let group: TestGroup;
@@ -73,7 +73,7 @@ describe("webhook delivery (spec §6)", () => {
   const bodiesFor = (path: string, transactionId: string) =>
     receiver.at(path).filter((entry) => JSON.parse(entry.body).transactionId === transactionId);
 
-  it("sends headers and body exactly per §6.1, signed per Standard Webhooks", async () => {
+  it("sends headers and body exactly as documented, signed per Standard Webhooks", async () => {
     const id = await cancelledPayment(`${receiver.url}/ok`, {
       metadata: { orderId: "A-7", _internal: "x" },
       description: "Blue mug",
@@ -199,7 +199,7 @@ describe("webhook delivery (spec §6)", () => {
     assert.equal(receiver.at("/ok").length, before, "the redirect target was never called");
   });
 
-  it("sends one event per §6.2 mapping for every status, none for dispute_won", async () => {
+  it("sends one event per documented mapping for every status, none for dispute_won", async () => {
     const sandbox = async (path: string, body?: unknown) => (await service.sandboxPost(path, body)).body;
     const url = `${receiver.url}/ok`;
     const received = (id: string, count: number) =>

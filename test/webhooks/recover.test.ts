@@ -4,7 +4,7 @@ import type { Receiver } from "../helpers/receiver.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-describe("recovering webhooks that were dropped (DESIGN §5)", () => {
+describe("recovering webhooks that were dropped", () => {
   let receiver: Receiver;
   let service: TestService;
   let group: TestGroup;

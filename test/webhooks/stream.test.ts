@@ -15,7 +15,7 @@ interface OpenStream {
   until(match: (message: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
 }
 
-describe("GET /api/v1/events/stream and POST /api/v1/sandbox/trigger (DESIGN §6)", () => {
+describe("GET /api/v1/events/stream and POST /api/v1/sandbox/trigger", () => {
   let service: TestService;
   let group: TestGroup;
   let other: TestGroup;
@@ -113,7 +113,7 @@ describe("GET /api/v1/events/stream and POST /api/v1/sandbox/trigger (DESIGN §6
     }
   });
 
-  it("triggers every event the DESIGN names, each on a new payment of the caller's group only", async () => {
+  it("triggers every documented event, each on a new payment of the caller's group only", async () => {
     const mine = await openStream(group);
     const theirs = await openStream(other);
     try {

@@ -71,7 +71,7 @@ export class PaymentList implements PromiseLike<PaymentPage>, AsyncIterable<Paym
     private readonly after?: string,
   ) {}
 
-  // biome-ignore lint/suspicious/noThenProperty: DESIGN §6 has `await list()` give the first page while `for await` walks every page
+  // biome-ignore lint/suspicious/noThenProperty: `await list()` gives the first page while `for await` walks every page
   then<A = PaymentPage, B = never>(
     onFulfilled?: ((page: PaymentPage) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,

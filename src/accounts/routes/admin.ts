@@ -8,7 +8,7 @@ const email = { type: "string", format: "email", minLength: 3, maxLength: 254 } 
 const inviteUrl = { type: "string", description: "Single use, valid 72 hours" } as const;
 const ADMIN = { actor: "admin-token" };
 
-/** Admin API (DESIGN §5): invite merchant users and operators; each answer carries the invite link. */
+/** Admin API: invite merchant users and operators; each answer carries the invite link. */
 const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = async (scope, { accounts }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 

@@ -1,4 +1,4 @@
--- A create attempt given up after an unknown outcome (DESIGN §7): the processor may have opened a
+-- A create attempt given up after an unknown outcome: the processor may have opened a
 -- checkout whose answer was lost. Kept with its idempotency key and request, so the service can
 -- ask again with the same key and close whatever it opened.
 CREATE TABLE abandoned_checkouts (

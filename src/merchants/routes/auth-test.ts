@@ -22,7 +22,7 @@ const resultSchema = {
   },
 } as const;
 
-/** GET /api/v1/auth/test (spec §4.1). */
+/** GET /api/v1/auth/test. */
 const authTestRoute: FastifyPluginAsync<{ merchants: MerchantsService }> = async (app, { merchants }) => {
   app.get(
     "/api/v1/auth/test",

@@ -5,7 +5,7 @@ import { adminSecurity } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput } from "./schemas.ts";
 
-/** Admin API: groups and their webhook signing secret (DESIGN §3). */
+/** Admin API: groups and their webhook signing secret. */
 const groupRoutes: FastifyPluginAsync<{ merchants: MerchantsService; publicUrl: string }> = async (
   scope,
   { merchants, publicUrl },

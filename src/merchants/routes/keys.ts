@@ -6,7 +6,7 @@ import { adminSecurity } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { groupParams } from "./schemas.ts";
 
-/** Admin API: API key pairs (DESIGN §3). */
+/** Admin API: API key pairs. */
 const keyRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = async (scope, { merchants }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 

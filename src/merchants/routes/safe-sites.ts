@@ -5,7 +5,7 @@ import { adminSecurity, uuidParam } from "../../http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput, siteUrl } from "./schemas.ts";
 
-/** Admin API: a group's SafeSites (DESIGN §3). */
+/** Admin API: a group's SafeSites. */
 const safeSiteRoutes: FastifyPluginAsync<{ merchants: MerchantsService }> = async (scope, { merchants }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 

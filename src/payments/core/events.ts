@@ -10,7 +10,7 @@ export type WebhookEventName =
   | "payment.refunded"
   | "payment.disputed";
 
-/** Spec §6.2. pending, processing and dispute_won send nothing. */
+/** Events by status (docs/api.md, "Webhooks"): pending, processing and dispute_won send nothing. */
 export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> = {
   succeeded: "payment.completed",
   failed: "payment.failed",
@@ -23,7 +23,7 @@ export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> 
 };
 
 /**
- * The spec §6.1 body in its field order, then what DESIGN §5 adds. `timestamp` holds its place
+ * The webhook body in its documented field order, then the fields added later. `timestamp` holds its place
  * here and is filled in by the outbox at the first send (retries repeat it).
  */
 export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {

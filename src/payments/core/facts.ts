@@ -15,7 +15,7 @@ export type FactPlan =
   | { kind: "steps"; steps: FactStep[] }
   /**
    * Money moved on a payment closed unpaid: its status stays, what the processor did is recorded
-   * (paid, and how much went back), and an operator decides (spec §3.2).
+   * (paid, and how much went back), and an operator decides.
    */
   | { kind: "closed"; item: ClosedItemKind | null; detail: string; refundedAmount: number | null };
 

@@ -1,4 +1,4 @@
-// Spec §2.1, §4.2 and §6.1 on metadata and description, in one place.
+// The interface's rules on metadata and description, in one place (docs/api.md, "POST /api/v1/payments/create").
 
 export type MetadataValue = string | number | boolean | null;
 export type Metadata = Record<string, unknown>;

@@ -46,10 +46,10 @@ export function sourcesOf(to: PaymentStatus, within?: readonly PaymentStatus[]):
   );
 }
 
-/** Spec §3.2: the merchant may cancel only these. */
+/** The merchant may cancel only these (docs/api.md, "Payment statuses"). */
 export const CANCELLABLE: readonly PaymentStatus[] = ["pending", "processing"];
 
-/** Statuses that set completedAt (spec §2.1); refunds and disputes keep the original time. */
+/** Statuses that set completedAt; refunds and disputes keep the original time. */
 export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set([
   "succeeded",
   "failed",
@@ -70,10 +70,10 @@ export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set([
 /** Nothing taken yet and the checkout page still accepts a card. */
 export const NOT_YET_PAID: ReadonlySet<PaymentStatus> = new Set(["pending", "processing", "failed"]);
 
-/** Closed by the merchant or the clock: money arriving now needs an operator (spec §3.2). */
+/** Closed by the merchant or the clock: money arriving now needs an operator. */
 export const CLOSED_UNPAID: ReadonlySet<PaymentStatus> = new Set(["cancelled", "expired"]);
 
-/** Refunds are asked for while the payment is in one of these (DESIGN §5). */
+/** Refunds are asked for while the payment is in one of these. */
 export const REFUNDABLE_STATUSES: readonly PaymentStatus[] = ["succeeded", "partially_refunded"];
 
 export type Refunder = "merchant" | "operator";

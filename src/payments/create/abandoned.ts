@@ -19,7 +19,7 @@ import {
 const BATCH = 50;
 
 /**
- * Create attempts given up after an unknown outcome (DESIGN §7). The processor may have opened a
+ * Create attempts given up after an unknown outcome (docs/api.md, "Processor routing and failover"). The processor may have opened a
  * checkout whose answer was lost: asked again with the same idempotency key, it names that
  * checkout (or opens one now), which is then closed, so no orphan stays open for a customer. If
  * money landed on it first, the operator is given an item to refund it in full.

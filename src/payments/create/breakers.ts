@@ -14,7 +14,7 @@ type Breaker =
   | { mode: "trial" };
 
 /**
- * Each processor's breaker, in this instance (DESIGN §7): creates whose outcome stayed unknown
+ * Each processor's breaker, in this instance: creates whose outcome stayed unknown
  * after the adapter's own retries open it; while open the processor is skipped; after the window
  * one create tries it again, and its answer closes or reopens it.
  */

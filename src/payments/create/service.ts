@@ -32,7 +32,7 @@ const hostOf = (url: string): string => {
   }
 };
 
-/** The first `{transactionId}` only, as spec §4.2 says. */
+/** The first `{transactionId}` only, as the create's rules say. */
 export const substituteTransactionId = (url: string, transactionId: string): string =>
   url.replace("{transactionId}", () => transactionId);
 
@@ -48,7 +48,7 @@ export interface PaymentOrigin {
   toDonePage: boolean;
 }
 
-/** The merchant's side of a payment's life: creating it and cancelling it (spec §4.2, §4.4). */
+/** The merchant's side of a payment's life: creating it and cancelling it (docs/api.md, "Endpoints"). */
 export class PaymentCreation {
   // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
   private readonly rotation = new Map<string, number>();
@@ -65,7 +65,7 @@ export class PaymentCreation {
   ) {}
 
   /**
-   * Spec §4.2. The payment is written once, after a processor of the group's route answered,
+   * The payment is written once, after a processor of the group's route answered,
    * already `processing` (or `failed` on a definite refusal); when none answered, nothing is
    * written (docs/api.md, failover). No record is ever left `pending`. With an Idempotency-Key the same request gets
    * the same answer for 24 hours, and a request that died half-way is completed by its retry.
@@ -126,7 +126,7 @@ export class PaymentCreation {
     const id = plan.transactionId;
     const currency = input.currency.toLowerCase() as Currency;
     const metadata = storedMetadata(input.metadata);
-    // An unreachable webhookUrl is not an error (spec §6.3 rule 8): the payment simply has none.
+    // An unreachable webhookUrl is not an error: the payment simply has none (docs/api.md, "Webhooks").
     const webhookUrl = input.webhookUrl
       ? reachableUrl(input.webhookUrl, this.config.allowedPrivateHosts)
       : null;
@@ -191,7 +191,7 @@ export class PaymentCreation {
   }
 
   /**
-   * Spec §4.4: only pending or processing payments; the hosted link stays open (§3.2). The
+   * Only pending or processing payments; the hosted link stays open (docs/api.md, "Payment statuses"). The
    * cancel's audit entry is written with the change.
    */
   async cancel(groupId: string, id: string, audit: AuditEntry): Promise<void> {

@@ -126,7 +126,7 @@ export class ProcessorEvents {
   /**
    * The payment an event is about, and why it may not change it. An event may change a payment
    * only if it names that payment's own checkout or processor payment, as stored or as the
-   * processor confirms, and its amount and currency match (DESIGN §2). Metadata only suggests a
+   * processor confirms, and its amount and currency match (docs/api.md, "Processor events"). Metadata only suggests a
    * candidate: anyone sharing the processor account can write it.
    */
   private async match(

@@ -31,7 +31,7 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
 export class PaymentQueries {
   constructor(private readonly db: Database) {}
 
-  /** The caller's payment; unknown, malformed and other groups' ids are all 404 (§4.3, §5). */
+  /** The caller's payment; unknown, malformed and other groups' ids are all 404 (docs/api.md, "Conventions"). */
   async get(groupId: string, id: string): Promise<PaymentRow> {
     const payment = UUID_PATTERN.test(id) ? await findPayment(this.db, groupId, id) : undefined;
     if (!payment) throw notFound();
@@ -80,7 +80,7 @@ export class PaymentQueries {
     const payment = await this.byLinkToken(token);
     if (!payment?.processor_checkout_url) return { kind: "not_found" };
     if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid", groupId: payment.group_id };
-    // A cancelled payment's link stays open until it expires (spec §3.2).
+    // A cancelled payment's link stays open until it expires.
     if (payment.expires_at.getTime() <= Date.now() || !LINK_OPEN_STATUSES.has(payment.status)) {
       return { kind: "expired", groupId: payment.group_id };
     }

@@ -1,6 +1,6 @@
 import type { RefundRow } from "./store.ts";
 
-/** A refund as the API and the dashboard show it (DESIGN §5). */
+/** A refund as the API and the dashboard show it (docs/api.md, "Refunds"). */
 export function toRefundResource(row: RefundRow) {
   return {
     refundId: row.id,

@@ -30,7 +30,7 @@ import {
 
 export interface RefundsConfig {
   idempotencyLeaseSeconds: number;
-  /** The longest a merchant waits for the processor before hearing `pending` (DESIGN §6: 10 s). */
+  /** The longest a merchant waits for the processor before hearing `pending` (10 s, docs/api.md "Refunds"). */
   refundDeadlineMs: number;
 }
 
@@ -65,7 +65,7 @@ export type RefundAudit = (refund: RefundResource, groupId: string) => AuditEntr
 export const processorKeyOf = (refundId: string) => `refund-${refundId}`;
 
 /**
- * DESIGN §5 and §6: refunds. The amount is reserved first by a conditional update, so concurrent
+ * Refunds (docs/api.md, "Refunds"). The amount is reserved first by a conditional update, so concurrent
  * refunds never exceed the payment. The processor's answer is refused (the refund fails, its
  * reservation is released), accepted, or unknown; an unknown one stays pending and is settled by
  * asking again under the same processor key, so the processor carries out at most one refund per

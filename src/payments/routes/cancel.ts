@@ -15,7 +15,7 @@ const resultSchema = {
   },
 } as const;
 
-/** Cancel Payment: /api/v1/payments/:id with the delete method (spec §4.4). */
+/** Cancel Payment: /api/v1/payments/:id with the delete method. */
 const cancelPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = async (scope, { creation }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.delete(

@@ -5,7 +5,7 @@ import type { PaymentCreation } from "../create/service.ts";
 import { createPaymentBodySchema, createPaymentResultSchema } from "../schemas.ts";
 import { replayedHeader } from "./replayed.ts";
 
-/** POST /api/v1/payments/create (spec §4.2). */
+/** POST /api/v1/payments/create. */
 const createPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = async (scope, { creation }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post(

@@ -10,7 +10,7 @@ export const paymentParams = {
   properties: { id: uuidParam("Payment") },
 } as const;
 
-/** GET /api/v1/payments/:id (spec §4.3). */
+/** GET /api/v1/payments/:id. */
 const getPaymentRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async (scope, { queries }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.get(

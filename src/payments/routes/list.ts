@@ -35,7 +35,7 @@ const listQuery = {
   },
 } as const;
 
-/** DESIGN §6: GET /api/v1/payments, the group's payments newest first, a page at a time. */
+/** GET /api/v1/payments, the group's payments newest first, a page at a time. */
 const listPaymentsRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async (scope, { queries }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.get(

@@ -23,7 +23,7 @@ const runSchema = {
   },
 } as const;
 
-/** DESIGN §6: the reconciliation queue, runs against the processor, and the operator's refund. */
+/** The reconciliation queue, runs against the processor, and the operator's refund. */
 const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation; refunds: Refunds }> = async (
   scope,
   { reconciliation, refunds },

@@ -7,7 +7,7 @@ import { refundBodySchema, refundResourceSchema } from "../schemas.ts";
 import { paymentParams } from "./get.ts";
 import { replayedHeader } from "./replayed.ts";
 
-/** DESIGN §5: POST and GET /api/v1/payments/:id/refunds. */
+/** POST and GET /api/v1/payments/:id/refunds. */
 const refundRoutes: FastifyPluginAsync<{ refunds: Refunds }> = async (scope, { refunds }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 
-/** DESIGN §6: an idempotent answer given again says so. */
+/** An idempotent answer given again says so. */
 export function replayedHeader(reply: FastifyReply, answer: { replayed: boolean }): void {
   if (answer.replayed) reply.header("idempotent-replayed", "true");
 }

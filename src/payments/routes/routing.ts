@@ -50,7 +50,7 @@ const routingSchema = {
   },
 } as const;
 
-/** DESIGN §7: a group's processor routes, through the admin API. */
+/** A group's processor routes, through the admin API. */
 const routingRoutes: FastifyPluginAsync<{ routing: ProcessorRouting }> = async (scope, { routing }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   const path = "/admin/v1/groups/:groupId/routing";

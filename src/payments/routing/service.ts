@@ -26,7 +26,7 @@ export type ProcessorRoute = {
 const MAX_ROUTES = 10;
 
 /**
- * Which processors a group's payments go to (DESIGN §7): the group's routes in order, the first
+ * Which processors a group's payments go to (docs/api.md, "Processor routing and failover"): the group's routes in order, the first
  * whose currency matches a payment's (or that names none) applies; without routes, the
  * installation's default route (PROCESSOR's order). A processor is tried only if it is enabled
  * and takes the payment's currency.

@@ -97,7 +97,7 @@ export interface SquareAdapter extends ProcessorAdapter {
 }
 
 /**
- * Square through its official SDK (DESIGN §7): a checkout is a payment link whose order carries
+ * Square through its official SDK: a checkout is a payment link whose order carries
  * our transaction id as `reference_id`. Links do not expire at Square: expiring one deletes it.
  */
 export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {

@@ -15,7 +15,7 @@ export const minorUnits = (money: Money): number | null =>
 
 export const currencyOf = (money: Money): string | null => money?.currency?.toLowerCase() ?? null;
 
-/** Square's refund statuses in ours (DESIGN §7): REJECTED and FAILED refunds gave nothing back. */
+/** Square's refund statuses in ours: REJECTED and FAILED refunds gave nothing back. */
 export function refundStatusOf(status: string | null | undefined): ProcessorRefundStatus {
   if (status === "COMPLETED") return "succeeded";
   if (status === "REJECTED" || status === "FAILED") return "failed";
@@ -73,7 +73,7 @@ const textAt = (value: Json | undefined, key: string): string | null =>
   typeof value?.[key] === "string" ? (value[key] as string) : null;
 const moneyAt = (value: Json | undefined, key: string): Money => objectAt(value, key) as Money;
 
-/** Square's events mapped to neutral actions (DESIGN §7); events we do not act on carry none. */
+/** Square's events mapped to neutral actions (docs/api.md, "Processor events"); events we do not act on carry none. */
 export function interpretSquareEvent(rawBody: Buffer): ProcessorEvent {
   let notification: SquareNotification;
   try {
