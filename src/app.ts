@@ -50,7 +50,7 @@ import safeSiteRoutes from "./merchants/routes/safe-sites.ts";
 import { MerchantsService } from "./merchants/service.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import metricsRoutes from "./metrics/routes.ts";
-import { finishOpenApiDocument } from "./openapi/document.ts";
+import { finishOpenApiDocument, SWAGGER_UI_STYLE_HASH } from "./openapi/document.ts";
 import paymentLinkRoutes from "./payment-links/routes/api.ts";
 import paymentLinkPage from "./payment-links/routes/page.ts";
 import { PaymentLinks } from "./payment-links/service.ts";
@@ -297,7 +297,13 @@ async function registerRoutes(
     routePrefix: "/docs",
     // Its own scripts and styles only, and never inside someone else's frame.
     staticCSP: true,
-    transformStaticCSP: (header) => `${header}; frame-ancestors 'none'`,
+    transformStaticCSP: (header) =>
+      header
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        // The one <style> element Swagger UI writes at run time, by its hash: nothing else inline.
+        .replace("style-src 'self' https:", `style-src 'self' https: '${SWAGGER_UI_STYLE_HASH}'`),
+    // The explorer loads the document every client uses, not a copy under /docs.
+    uiConfig: { urls: [{ url: "/openapi.json", name: "Checkout Service API" }] },
     uiHooks: {
       onRequest: async (_request, reply) => {
         reply.header("x-frame-options", "DENY");

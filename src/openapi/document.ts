@@ -1,6 +1,7 @@
 import { ERROR_STATUS, errorResponseSchema } from "../http/errors.ts";
 import { paymentResourceSchema } from "../payments/resource.ts";
 import { createPaymentResultSchema, refundResourceSchema } from "../payments/schemas.ts";
+import { currenciesAsEnum, REQUEST_EXAMPLES } from "./examples.ts";
 import { adminSchemas, eventSchema, webhookPayloadSchema } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -106,6 +107,9 @@ const IDEMPOTENT_REPLAYED = header(
   { type: "string", enum: ["true"] },
 );
 
+/** The hash of the <style> element Swagger UI (swagger-ui-dist 5) writes when it starts. */
+export const SWAGGER_UI_STYLE_HASH = "sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=";
+
 const errorExample = (status: number) => {
   const code = Object.entries(ERROR_STATUS).find(([, value]) => value === status)?.[0] ?? "INTERNAL_ERROR";
   return { success: false, error: { code, message: ERROR_RESPONSES[status]?.[1] ?? "Error" } };
@@ -192,12 +196,17 @@ export function finishOpenApiDocument(document: Json, options: { publicUrl: stri
     };
   }
 
-  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
+  const paths = currenciesAsEnum(document.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const key = `${method} ${path}`;
       const operationId = operation.operationId ?? OPERATION_IDS[key];
       if (operationId) operation.operationId = operationId;
+      const body = (operation.requestBody as { content?: Record<string, Json> } | undefined)?.content?.[
+        "application/json"
+      ];
+      const example = REQUEST_EXAMPLES[operationId ?? ""];
+      if (body && example) body.example = example;
       const merchant = path.startsWith("/api/");
       const statusResponses: Record<string, Json> = {};
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -242,6 +251,7 @@ export function finishOpenApiDocument(document: Json, options: { publicUrl: stri
 
   return {
     ...document,
+    paths,
     info: {
       ...(document.info as Json),
       description:

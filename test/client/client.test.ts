@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { Checkout, CheckoutError, WebhookVerificationError } from "@checkout-service/client";
+import {
+  Checkout,
+  CheckoutError,
+  type CreatePaymentInput,
+  WebhookVerificationError,
+} from "@checkout-service/client";
 import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
@@ -363,5 +368,14 @@ describe("the client and a create still running at a slow processor", () => {
       [group.groupId],
     );
     assert.equal(row?.n, 1);
+  });
+});
+
+describe("@checkout-service/client types", () => {
+  it("type a payment's currency as the service takes it ('usd' | 'cad'): a typo fails the typecheck", () => {
+    const taken: CreatePaymentInput["currency"][] = ["usd", "cad"];
+    // @ts-expect-error the service takes no euros: `npm run typecheck` (CI) fails if this compiles
+    const refused: CreatePaymentInput["currency"] = "eur";
+    assert.deepEqual([...taken, refused], ["usd", "cad", "eur"]);
   });
 });

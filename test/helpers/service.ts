@@ -65,7 +65,7 @@ export interface RequestOptions {
 
 export const validPayment = (overrides: Record<string, unknown> = {}) => ({
   amount: 1999,
-  currency: "usd",
+  currency: "usd" as const,
   customerEmail: "jane@example.com",
   successUrl: "https://shop.example.com/thanks/{transactionId}",
   cancelUrl: "https://shop.example.com/cart",

@@ -1218,11 +1218,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 1999,
+                 *       "currency": "usd",
+                 *       "successUrl": "https://shop.example/thanks/{transactionId}",
+                 *       "cancelUrl": "https://shop.example/cart",
+                 *       "customerEmail": "jane@example.com",
+                 *       "description": "Blue mug",
+                 *       "webhookUrl": "https://shop.example/webhooks/checkout",
+                 *       "metadata": {
+                 *         "orderId": "A-1001"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description Cents */
                     amount: number;
-                    /** @description usd or cad, any case */
-                    currency: string;
+                    /**
+                     * @description usd or cad (any case is accepted)
+                     * @enum {string}
+                     */
+                    currency: "usd" | "cad";
                     successUrl: string;
                     cancelUrl: string;
                     /** Format: email */
@@ -1533,6 +1550,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 500,
+                 *       "reason": "requested_by_customer"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Cents; all that remains when left out */
                     amount?: number;
@@ -1649,11 +1672,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Hand-thrown mug",
+                 *       "currency": "usd",
+                 *       "amount": 1800,
+                 *       "description": "Stoneware, 350 ml",
+                 *       "successUrl": "https://shop.example/thanks"
+                 *     }
+                 */
                 "application/json": {
                     /** @description What the customer pays for */
                     name: string;
-                    /** @description usd or cad, any case */
-                    currency: string;
+                    /**
+                     * @description usd or cad (any case is accepted)
+                     * @enum {string}
+                     */
+                    currency: "usd" | "cad";
                     /** @description A fixed price in cents; leave out to let the customer choose */
                     amount?: number;
                     /** @description The least a customer may choose, in cents (default 100) */
@@ -1795,6 +1830,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
                 "application/json": {
                     /** @description false: the link's page answers 410 and takes no payment */
                     active?: boolean;
@@ -1902,6 +1942,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example/webhooks/checkout"
+                 *     }
+                 */
                 "application/json": {
                     url: string | null;
                 };
@@ -1989,6 +2034,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "displayName": "Shop Example",
+                 *       "brandColor": "#1d4ed8",
+                 *       "receipts": true
+                 *     }
+                 */
                 "application/json": {
                     displayName?: string | null;
                     /** @description #rrggbb */
@@ -2081,6 +2133,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01T00:00:00Z",
+                 *       "until": "2026-11-02T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     since: string;
@@ -2161,6 +2219,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "payment.completed"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.refunded" | "payment.disputed";
@@ -2244,6 +2307,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Shop Example",
+                 *       "safeSites": [
+                 *         {
+                 *           "name": "Main",
+                 *           "url": "https://pay.shop.example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     safeSites?: {
@@ -2327,6 +2401,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "graceSeconds": 86400
+                 *     }
+                 */
                 "application/json": {
                     graceSeconds?: number;
                 } | null;
@@ -2370,6 +2449,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Main",
+                 *       "url": "https://pay.shop.example",
+                 *       "isActive": true
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     url: string;
@@ -2415,6 +2501,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "isActive": false
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     url?: string;
@@ -2560,6 +2651,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01T00:00:00Z",
+                 *       "until": "2026-11-02T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     since: string;
@@ -2759,6 +2856,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01T00:00:00Z",
+                 *       "until": "2026-11-02T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     since: string;
@@ -2850,6 +2953,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "routes": [
+                 *         {
+                 *           "currency": "usd",
+                 *           "processors": [
+                 *             "square",
+                 *             "stripe"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "processors": [
+                 *             "stripe"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     routes: {
                         /** @description A payment currency (usd, cad, any case); none: every payment */
@@ -2949,6 +3070,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "owner@shop.example",
+                 *       "role": "owner"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -2993,6 +3120,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "you@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -3035,6 +3167,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "owner@shop.example",
+                 *       "audience": "dashboard"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
