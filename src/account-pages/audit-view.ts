@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountsService } from "../accounts/service.ts";
 import type { AuditRow } from "../audit/store.ts";
+import { NUMERIC_ID_PATTERN } from "../http/schemas.ts";
 import { time } from "../web/format.ts";
 import { html } from "../web/html.ts";
 import { type Audience, pageSender } from "../web/layout.ts";
@@ -23,7 +24,7 @@ ${last ? html`<nav class="pager"><a href="${olderHref(last.id)}" rel="next">Olde
 
 export const auditQuery = {
   type: "object",
-  properties: { before: { type: "string", pattern: "^\\d{1,18}$" } },
+  properties: { before: { type: "string", pattern: NUMERIC_ID_PATTERN } },
 } as const;
 
 /** The audit log page: one group's entries for its owners, every entry for operators. */

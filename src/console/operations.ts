@@ -7,7 +7,7 @@ import { DomainError } from "../errors/domain-error.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RedisLink } from "../http/rate-limit-store.ts";
-import { UUID_PATTERN_SOURCE } from "../http/schemas.ts";
+import { NUMERIC_ID_PATTERN, OPTIONAL_UUID_PATTERN, UUID_PATTERN_SOURCE } from "../http/schemas.ts";
 import { recoveryWindowFromForm } from "../http/window.ts";
 import type { ReconciliationItemKind } from "../payments/core/store.ts";
 import type { Payments } from "../payments/module.ts";
@@ -30,7 +30,7 @@ const ITEM_TITLES: Record<ReconciliationItemKind, string> = {
 };
 const resolveForm = formBody(
   {
-    id: { type: "string", pattern: "^[0-9]{1,18}$" },
+    id: { type: "string", pattern: NUMERIC_ID_PATTERN },
     note: { type: "string", minLength: 3, maxLength: 2000 },
   },
   ["id", "note"],
@@ -38,9 +38,9 @@ const resolveForm = formBody(
 const refundForm = formBody({ transactionId: { type: "string", pattern: UUID_PATTERN_SOURCE } }, [
   "transactionId",
 ]);
-const orphanRefundForm = formBody({ id: { type: "string", pattern: "^[0-9]{1,18}$" } }, ["id"]);
+const orphanRefundForm = formBody({ id: { type: "string", pattern: NUMERIC_ID_PATTERN } }, ["id"]);
 const recoverForm = formBody(
-  { ...windowFields, groupId: { type: "string", pattern: `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$` } },
+  { ...windowFields, groupId: { type: "string", pattern: OPTIONAL_UUID_PATTERN } },
   ["since"],
 );
 

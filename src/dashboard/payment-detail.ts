@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError } from "../errors/domain-error.ts";
 import { uuidParam } from "../http/schemas.ts";
+import { describedPattern } from "../http/validation-messages.ts";
 import { visibleMetadata } from "../payments/core/metadata.ts";
 import { refundableAmount } from "../payments/core/status.ts";
 import type { Payments } from "../payments/module.ts";
@@ -39,7 +40,10 @@ const refundForm = formBody(
   {
     amount: { type: "string", maxLength: 20 },
     reason: { type: "string", enum: ["", ...REASONS] },
-    key: { type: "string", pattern: "^[0-9a-f-]{36}$" },
+    key: {
+      type: "string",
+      pattern: describedPattern("^[0-9a-f-]{36}$", "must be the key the form was given"),
+    },
   },
   ["key"],
 );

@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
 import { ApiError } from "../http/errors.ts";
-import { UUID_PATTERN } from "../http/schemas.ts";
+import { OPTIONAL_UUID_PATTERN, UUID_PATTERN } from "../http/schemas.ts";
+import { describedPattern } from "../http/validation-messages.ts";
 import { storableTime } from "../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
@@ -15,18 +16,27 @@ const CSV_BATCH = 500;
 const CSV_HEADER =
   "transactionId,status,amount,currency,amountRefunded,customerEmail,description,createdAt,completedAt";
 
+const DAY_PATTERN = describedPattern(
+  "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$",
+  "must be a date such as 2026-11-01",
+);
+
 /** The list's and the export's filters. Empty fields mean "any". */
 const paymentFilterQuery = {
   type: "object",
   additionalProperties: false,
   properties: {
     status: { type: "string", enum: ["", ...PAYMENT_STATUSES] },
-    from: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
-    to: { type: "string", maxLength: 40, pattern: "^(\\d{4}-\\d{2}-\\d{2}(T\\S+)?)?$" },
+    from: { type: "string", maxLength: 40, pattern: DAY_PATTERN },
+    to: { type: "string", maxLength: 40, pattern: DAY_PATTERN },
     // Control characters (NUL first) are no address and no id: refused before any query runs.
-    q: { type: "string", maxLength: 320, pattern: "^[^\\u0000-\\u001f\\u007f]*$" },
-    after: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
-    paymentLinkId: { type: "string", pattern: `^(${UUID_PATTERN.source.slice(1, -1)})?$` },
+    q: {
+      type: "string",
+      maxLength: 320,
+      pattern: describedPattern("^[^\\u0000-\\u001f\\u007f]*$", "must not hold control characters"),
+    },
+    after: { type: "string", pattern: OPTIONAL_UUID_PATTERN },
+    paymentLinkId: { type: "string", pattern: OPTIONAL_UUID_PATTERN },
   },
 } as const;
 

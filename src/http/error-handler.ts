@@ -4,6 +4,7 @@ import { DomainError } from "../errors/domain-error.ts";
 import { ApiError, type ErrorCode, notFound } from "./errors.ts";
 import { sendPage } from "./html.ts";
 import { resourceOfParam } from "./schemas.ts";
+import { describeValidation } from "./validation-messages.ts";
 
 /** How soon a client may retry when the database (or the processor, for its events) is away. */
 export const RETRY_AFTER_SECONDS = "5";
@@ -38,14 +39,9 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return notFound(resourceOfParam(request.routeOptions.schema?.params, param));
   }
   if (fastifyError.validation) {
-    return new ApiError(
-      "INVALID_REQUEST",
-      `Invalid request: ${fastifyError.message}`,
-      fastifyError.validation.map((issue) => ({
-        field: issue.instancePath.replace(/^\//, "").replaceAll("/", ".") || issue.params?.missingProperty,
-        message: issue.message,
-      })),
-    );
+    const problems = describeValidation(fastifyError.validation, fastifyError.validationContext);
+    const message = problems.map((problem) => problem.message).join("; ") || "The request is not valid";
+    return new ApiError("INVALID_REQUEST", message, problems);
   }
   const code = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (code) return new ApiError(code, fastifyError.message);

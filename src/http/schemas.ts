@@ -1,10 +1,27 @@
 /** Route-schema pieces every API module shares: envelopes, error answers, ids. */
+import { describedPattern } from "./validation-messages.ts";
 
-export const UUID_PATTERN_SOURCE =
-  "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+export const UUID_PATTERN_SOURCE = describedPattern(
+  "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+  "must be an id (a UUID)",
+);
 export const UUID_PATTERN = new RegExp(UUID_PATTERN_SOURCE);
+/** An id, or nothing: a form's or a filter's field left empty. */
+export const OPTIONAL_UUID_PATTERN = describedPattern(
+  `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$`,
+  "must be an id (a UUID), or left empty",
+);
 
 const ID_SUFFIX = " ID";
+
+/** A page size in a query string (a string there): 1 to 100. */
+export const PAGE_LIMIT_PATTERN = describedPattern(
+  "^(100|[1-9][0-9]?)$",
+  "must be a whole number from 1 to 100",
+);
+
+/** A numeric id (a bigint key) as text: a path segment or a form field. */
+export const NUMERIC_ID_PATTERN = describedPattern("^[0-9]{1,18}$", "must be a whole number");
 
 /**
  * A path id naming a `resource`. A malformed one fails validation in the `params` context, which

@@ -1,4 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { describedPattern } from "../http/validation-messages.ts";
 import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "./core/money.ts";
 
 /** http(s), 10 to 2000 characters (docs/api.md, "POST /api/v1/payments/create"). */
@@ -6,7 +7,7 @@ const merchantUrl = {
   type: "string",
   minLength: 10,
   maxLength: 2000,
-  pattern: "^https?://",
+  pattern: describedPattern("^https?://", "must be an http or https URL"),
 } as const;
 
 /** The Create Payment body (docs/api.md, "POST /api/v1/payments/create"). Fields not listed are ignored. */
@@ -17,7 +18,7 @@ export const createPaymentBodySchema = {
     amount: { type: "integer", minimum: 1, maximum: 99999999, description: "Cents" },
     currency: {
       type: "string",
-      pattern: CURRENCY_INPUT_PATTERN,
+      pattern: describedPattern(CURRENCY_INPUT_PATTERN, `must be ${CURRENCIES.join(" or ")}`),
       description: `${CURRENCIES.join(" or ")}, any case`,
     },
     successUrl: merchantUrl,

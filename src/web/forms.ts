@@ -1,5 +1,6 @@
 // Form schemas the pages share. Every form carries `_csrf`; the rest is what the form asks for.
 import { ROLES } from "../accounts/service.ts";
+import { describedPattern } from "../http/validation-messages.ts";
 
 const CSRF = { _csrf: { type: "string", maxLength: 200 } } as const;
 
@@ -24,9 +25,18 @@ export const activationForm = formBody({ isActive: { type: "string", enum: ["tru
   "isActive",
 ]);
 
-export const publicKeyParam = { type: "string", pattern: "^pk_[A-Za-z0-9_-]{1,100}$" } as const;
+export const publicKeyParam = {
+  type: "string",
+  pattern: describedPattern("^pk_[A-Za-z0-9_-]{1,100}$", "must be a public key (pk_…)"),
+} as const;
 
-const minute = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})?$" } as const;
+const minute = {
+  type: "string",
+  pattern: describedPattern(
+    "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2})?$",
+    "must be a date and time such as 2026-11-01T09:00",
+  ),
+} as const;
 
 /** A recovery window from two datetime-local inputs, read as UTC (the forms say so). */
 export const windowFields = { since: minute, until: minute } as const;

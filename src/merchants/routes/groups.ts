@@ -2,6 +2,7 @@ import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-
 import type { FastifyPluginAsync } from "fastify";
 import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity } from "../../http/schemas.ts";
+import { describedPattern } from "../../http/validation-messages.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput } from "./schemas.ts";
 
@@ -48,7 +49,10 @@ const groupRoutes: FastifyPluginAsync<{ merchants: MerchantsService; publicUrl: 
           properties: {
             limit: {
               type: "string",
-              pattern: "^(500|[1-4][0-9]{2}|[1-9][0-9]?)$",
+              pattern: describedPattern(
+                "^(500|[1-4][0-9]{2}|[1-9][0-9]?)$",
+                "must be a whole number from 1 to 500",
+              ),
               description: "1 to 500; 100 when left out",
             },
           },

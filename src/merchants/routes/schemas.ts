@@ -1,10 +1,14 @@
 import { uuidParam } from "../../http/schemas.ts";
+import { describedPattern } from "../../http/validation-messages.ts";
 
 export const siteUrl = {
   type: "string",
   minLength: 8,
   maxLength: 2000,
-  pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$",
+  pattern: describedPattern(
+    "^https?://[^\\s/?#]+(/[^\\s?#]*)?$",
+    "must be an http or https URL with a host and, at most, a path (no query or fragment)",
+  ),
 } as const;
 
 export const displayName = { type: "string", minLength: 1, maxLength: 200 } as const;

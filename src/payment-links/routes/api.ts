@@ -4,6 +4,7 @@ import { byApiKey } from "../../audit/store.ts";
 import {
   errorResponses,
   merchantSecurity,
+  PAGE_LIMIT_PATTERN,
   successEnvelope,
   UUID_PATTERN_SOURCE,
   uuidParam,
@@ -146,7 +147,7 @@ const paymentLinkRoutes: FastifyPluginAsync<{ links: PaymentLinks }> = async (sc
           properties: {
             limit: {
               type: "string",
-              pattern: "^(100|[1-9][0-9]?)$",
+              pattern: PAGE_LIMIT_PATTERN,
               description: "1 to 100; 20 when left out",
             },
             after: {

@@ -4,6 +4,7 @@ import { DomainError } from "../../errors/domain-error.ts";
 import {
   errorResponses,
   merchantSecurity,
+  PAGE_LIMIT_PATTERN,
   successEnvelope,
   UUID_PATTERN_SOURCE,
 } from "../../http/schemas.ts";
@@ -21,7 +22,7 @@ const listQuery = {
     from: { type: "string", format: "date-time", description: "ISO 8601; createdAt at or after (inclusive)" },
     to: { type: "string", format: "date-time", description: "ISO 8601; createdAt before (exclusive)" },
     // Strings, checked here: a query string has no numbers, and `limit=abc` must be a 400.
-    limit: { type: "string", pattern: "^(100|[1-9][0-9]?)$", description: "1 to 100; 20 when left out" },
+    limit: { type: "string", pattern: PAGE_LIMIT_PATTERN, description: "1 to 100; 20 when left out" },
     after: {
       type: "string",
       pattern: UUID_PATTERN_SOURCE,

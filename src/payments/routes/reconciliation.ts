@@ -1,7 +1,13 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byAdminToken } from "../../audit/store.ts";
-import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import {
+  adminSecurity,
+  errorResponses,
+  NUMERIC_ID_PATTERN,
+  successEnvelope,
+  uuidParam,
+} from "../../http/schemas.ts";
 import { recoverBodySchema, storableTime } from "../../http/window.ts";
 import type { Reconciliation } from "../reconciliation/service.ts";
 import type { Refunds } from "../refunds/service.ts";
@@ -103,7 +109,7 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
           type: "object",
           required: ["itemId"],
           properties: {
-            itemId: { type: "string", pattern: "^[0-9]{1,18}$", description: "Reconciliation item id" },
+            itemId: { type: "string", pattern: NUMERIC_ID_PATTERN, description: "Reconciliation item id" },
           },
         },
         response: {

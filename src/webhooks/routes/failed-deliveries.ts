@@ -2,6 +2,7 @@ import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-
 import type { FastifyPluginAsync } from "fastify";
 import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity, uuidParam } from "../../http/schemas.ts";
+import { describedPattern } from "../../http/validation-messages.ts";
 import { recoverBodySchema, recoveryWindow } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
 
@@ -20,7 +21,12 @@ const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = 
         security: adminSecurity,
         querystring: {
           type: "object",
-          properties: { limit: { type: "string", pattern: "^[0-9]{1,4}$" } },
+          properties: {
+            limit: {
+              type: "string",
+              pattern: describedPattern("^[0-9]{1,4}$", "must be a whole number (at most 9999)"),
+            },
+          },
         } as const,
       },
     },

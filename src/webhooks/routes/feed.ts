@@ -2,6 +2,7 @@ import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-
 import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../audit/store.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { describedPattern } from "../../http/validation-messages.ts";
 import { recoverBodySchema, recoveryWindow, storableTime } from "../../http/window.ts";
 import type { WebhookService } from "../service.ts";
 
@@ -12,7 +13,10 @@ const querystring = {
   required: ["since"],
   properties: {
     since: { type: "string", format: "date-time" },
-    limit: { type: "string", pattern: "^[0-9]{1,3}$" },
+    limit: {
+      type: "string",
+      pattern: describedPattern("^[0-9]{1,3}$", "must be a whole number (at most 999)"),
+    },
   },
 } as const;
 
