@@ -8,6 +8,7 @@ import { hexDigest } from "../http/secret-hash.ts";
 import { time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
+import { browserOf } from "../web/labels.ts";
 import { type Audience, csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
 import { requireSignIn } from "../web/plugin.ts";
 import { qrCode } from "../web/qr.ts";
@@ -330,7 +331,7 @@ ${
 ${sessions.map(
   (
     one,
-  ) => html`<tr><td>${time(one.createdAt)}${one.current ? html` <span class="badge ok">current session</span>` : ""}</td><td>${one.address}</td><td>${one.userAgent}</td><td>${time(one.expiresAt)}</td>
+  ) => html`<tr><td>${time(one.createdAt)}${one.current ? html` <span class="badge ok">current session</span>` : ""}</td><td>${one.address}</td><td title="${one.userAgent}">${browserOf(one.userAgent)}</td><td>${time(one.expiresAt)}</td>
 <td><form method="post" action="${base}/account/sessions/${one.id}/revoke" class="inline">${csrfField(reply)}<button type="submit" class="secondary">Sign out this session</button></form></td></tr>`,
 )}</tbody></table></div>`,
         }),

@@ -14,6 +14,7 @@ import type { Payments } from "../payments/module.ts";
 import { money, time } from "../web/format.ts";
 import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
+import { statusBadge } from "../web/labels.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import { consolePage } from "./common.ts";
@@ -72,7 +73,7 @@ ${
   item.amount !== null && item.currency !== null
     ? html`<dt>Amount</dt><dd>${money(item.amount, item.currency)}${
         item.status
-          ? html` · ${item.status} · refunded ${money(item.amountRefunded ?? 0, item.currency)}`
+          ? html` · ${statusBadge(item.status)} · refunded ${money(item.amountRefunded ?? 0, item.currency)}`
           : ""
       }</dd>`
     : ""
@@ -211,7 +212,7 @@ ${failed.map(
       "Health",
       html`<h1>Health</h1><div class="grid">
 <div class="card stat"><div class="value">${database.ok ? html`<span class="badge ok">ok</span>` : html`<span class="badge unavailable">unavailable</span>`}</div><div class="label">database${database.ok ? ` · ${database.latencyMs} ms` : ""}</div></div>
-<div class="card stat"><div class="value">${redisState ? html`<span class="badge ${redisState.status}">${redisState.status}</span>` : "not configured"}</div><div class="label">Redis (shared rate limits)</div></div>
+<div class="card stat"><div class="value">${redisState ? html`${statusBadge(redisState.status)}` : "not configured"}</div><div class="label">Redis (shared rate limits)</div></div>
 <div class="card stat"><div class="value" id="queue-depth">${depth ?? "—"}</div><div class="label">webhook deliveries waiting</div></div>
 <div class="card stat"><div class="value">${oldest ? time(oldest) : "none"}</div><div class="label">oldest undelivered event queued</div></div>
 </div>`,

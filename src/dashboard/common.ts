@@ -1,7 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { type AuditContext, actorOf, type Principal } from "../accounts/service.ts";
 import type { AuditEntry } from "../audit/store.ts";
-import { html } from "../web/html.ts";
 import { pageSender } from "../web/layout.ts";
 
 /** The guard has run: a merchant user of one group. */
@@ -24,6 +23,3 @@ export const auditBy = (
 ): AuditEntry => ({ groupId, action, target, detail, ...auditContext(request) });
 
 export const dashboardPage = pageSender("dashboard");
-
-export const statusBadge = (status: string) =>
-  html`<span class="badge ${status}">${status.replace("_", " ")}</span>`;

@@ -4,6 +4,7 @@ import type { PaymentQueries } from "../payments/queries/service.ts";
 import { CHART_SERIES, stackedBarChart } from "../web/chart.ts";
 import { money } from "../web/format.ts";
 import { html } from "../web/html.ts";
+import { words } from "../web/labels.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 
 const DAYS = 30;
@@ -25,7 +26,7 @@ const overviewPage: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app
     const currencies = [...new Set(rows.map((row) => row.currency))].sort();
 
     const counts = CHART_SERIES.map((series) => ({
-      name: series.status.replace("_", " "),
+      name: words(series.status),
       colour: series.colour,
       values: days.map(() => 0),
     }));
@@ -57,6 +58,7 @@ ${stackedBarChart({
   series: [{ name: "paid", colour: "#3454d1", values: volume.get(currency) ?? [] }],
   label: (cents) => money(Math.round(cents), currency),
   axisLabel: (cents) => Math.round(cents / 100).toLocaleString("en-US"),
+  axisUnit: 100,
 })}</section>`,
       );
 
@@ -73,7 +75,7 @@ ${[...paidAmount].map(([currency, cents]) => html`<div class="card stat"><div cl
 </div>
 ${volumeCharts.length > 0 ? volumeCharts : html`<p class="card muted">No paid payments in the last ${DAYS} days yet.</p>`}
 <section class="card"><h2>Payments by status per day</h2>
-${stackedBarChart({ title: "Payments created per day by status", days, series: counts, label: (value) => String(Math.round(value)), axisLabel: (value) => String(Math.round(value)) })}
+${stackedBarChart({ title: "Payments created per day by status", days, series: counts, label: String, axisLabel: String, axisUnit: 1 })}
 </section>
 <p><a href="/dashboard/payments">All payments</a> · Days are UTC.</p>`,
     );

@@ -11,9 +11,10 @@ import { isPaidAfterCancel } from "../payments/resource.ts";
 import { money, parseMajorUnits, time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
+import { statusBadge, statusChangeReason, words } from "../web/labels.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
-import { auditBy, auditContext, dashboardPage, merchantOf, statusBadge } from "./common.ts";
+import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 const paymentParams = {
@@ -86,7 +87,7 @@ ${
 }
 <section class="card"><dl class="facts">
 <dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
-<dt>Status</dt><dd id="payment-status">${payment.status}</dd>
+<dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${words(payment.status)}</dd>
 <dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
 <dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
 <dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
@@ -120,7 +121,7 @@ ${Object.entries(metadata).map(([key, value]) => html`<tr><td class="mono">${key
 <div class="table-wrap"><table><thead><tr><th>When</th><th>From</th><th>To</th><th>Reason</th></tr></thead><tbody>
 ${history.map(
   (change) =>
-    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ?? "—"}</td><td>${statusBadge(change.to_status)}</td><td class="mono">${change.reason}</td></tr>`,
+    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ? words(change.from_status) : "—"}</td><td>${statusBadge(change.to_status)}</td><td>${statusChangeReason(change.reason)}</td></tr>`,
 )}</tbody></table></div>
 
 <h2>Refunds</h2>
@@ -129,7 +130,7 @@ ${
     ? html`<div class="table-wrap"><table id="refunds"><thead><tr><th>Created</th><th class="num">Amount</th><th>Status</th><th>Reason</th><th>Refund ID</th></tr></thead><tbody>
 ${refunds.map(
   (refund) =>
-    html`<tr><td>${time(new Date(refund.createdAt))}</td><td class="num">${money(refund.amount, refund.currency)}</td><td>${statusBadge(refund.status)}</td><td>${refund.reason ?? "—"}</td><td class="mono">${refund.refundId}</td></tr>`,
+    html`<tr><td>${time(new Date(refund.createdAt))}</td><td class="num">${money(refund.amount, refund.currency)}</td><td>${statusBadge(refund.status)}</td><td>${refund.reason ? words(refund.reason) : "—"}</td><td class="mono">${refund.refundId}</td></tr>`,
 )}</tbody></table></div>`
     : html`<p class="muted">No refunds.</p>`
 }
@@ -140,7 +141,7 @@ ${
 <div><label for="refund-amount">Amount (${payment.currency.toUpperCase()}, up to ${money(remaining, payment.currency)})</label>
 <input id="refund-amount" name="amount" inputmode="decimal" placeholder="${(remaining / 100).toFixed(2)}" size="12"></div>
 <div><label for="refund-reason">Reason</label><select id="refund-reason" name="reason"><option value="">None given</option>
-${REASONS.map((reason) => html`<option value="${reason}">${reason.replaceAll("_", " ")}</option>`)}</select></div>
+${REASONS.map((reason) => html`<option value="${reason}">${words(reason)}</option>`)}</select></div>
 <div><button type="submit" class="danger">Refund</button></div>
 <p class="muted">Leave the amount empty to refund all that remains. The status changes when the processor confirms.</p></form>`
     : ""

@@ -9,7 +9,8 @@ import type { PaymentQueries } from "../payments/queries/service.ts";
 import type { PaymentFilter, PaymentSummaryRow } from "../payments/queries/store.ts";
 import { money, time } from "../web/format.ts";
 import { html } from "../web/html.ts";
-import { dashboardPage, merchantOf, statusBadge } from "./common.ts";
+import { statusBadge, words } from "../web/labels.ts";
+import { dashboardPage, merchantOf } from "./common.ts";
 
 const PAGE_SIZE = 50;
 const CSV_BATCH = 500;
@@ -146,7 +147,7 @@ const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries }> = async 
 <form method="get" action="/dashboard/payments" class="card row" role="search">
 <div><label for="q">Transaction ID or customer email</label><input id="q" name="q" type="search" value="${query.q ?? ""}" size="32"></div>
 <div><label for="status">Status</label><select id="status" name="status"><option value="">Any</option>
-${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ""}>${status.replace("_", " ")}</option>`)}</select></div>
+${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ""}>${words(status)}</option>`)}</select></div>
 <div><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ""}"></div>
 <div><label for="to">to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ""}"></div>
 <div><button type="submit">Filter</button></div>

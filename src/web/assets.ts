@@ -56,7 +56,8 @@ export const SCRIPT = `"use strict";
 for (const element of document.querySelectorAll("time[datetime]")) {
   const date = new Date(element.getAttribute("datetime"));
   if (!Number.isNaN(date.getTime())) {
-    element.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    // Seconds and the zone's name: two changes a minute apart must not read the same.
+    element.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
   }
 }
 // A link to share is selectable text without script; with it, one button copies it.

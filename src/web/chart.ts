@@ -37,6 +37,13 @@ function niceCeiling(value: number): number {
   return 10 * power;
 }
 
+/** Grid lines at round steps (1, 2 or 5 × 10^n, never finer than `unit`) from 0 to the top. */
+function axisSteps(max: number, unit: number): number[] {
+  const step = Math.max(unit, niceCeiling(max / 4));
+  const top = Math.max(step, Math.ceil(max / step) * step);
+  return Array.from({ length: Math.round(top / step) + 1 }, (_, index) => index * step);
+}
+
 /** Stacked daily bars; `label` formats an axis value (counts, or money in major units). */
 export function stackedBarChart(options: {
   title: string;
@@ -46,19 +53,20 @@ export function stackedBarChart(options: {
   label: (value: number) => string;
   /** An axis value, short enough for the margin, e.g. "1,200". */
   axisLabel: (value: number) => string;
+  /** The finest step the axis may show: 1 for counts, 100 for cents shown in whole units. */
+  axisUnit: number;
 }): Fragment {
   const { days, series } = options;
   const totals = days.map((_, day) => series.reduce((sum, one) => sum + (one.values[day] ?? 0), 0));
-  const top = niceCeiling(Math.max(0, ...totals));
+  const steps = axisSteps(Math.max(0, ...totals), options.axisUnit);
+  const top = steps.at(-1) as number;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = (WIDTH - LEFT) / Math.max(days.length, 1);
   const barWidth = Math.max(2, slot * 0.7);
   const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
-  const gridLines = [0, 0.5, 1].map(
-    (
-      fraction,
-    ) => html`<line x1="${LEFT}" x2="${WIDTH}" y1="${y(top * fraction)}" y2="${y(top * fraction)}" stroke="#e5e7eb"/>
-<text x="${LEFT - 6}" y="${y(top * fraction) + 4}" text-anchor="end">${options.axisLabel(top * fraction)}</text>`,
+  const gridLines = steps.map(
+    (value) => html`<line x1="${LEFT}" x2="${WIDTH}" y1="${y(value)}" y2="${y(value)}" stroke="#e5e7eb"/>
+<text x="${LEFT - 6}" y="${y(value) + 4}" text-anchor="end">${options.axisLabel(value)}</text>`,
   );
   const bars = days.map((day, index) => {
     let base = 0;

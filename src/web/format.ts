@@ -20,12 +20,12 @@ export function parseMajorUnits(text: string): number | null {
 }
 
 /**
- * UTC without JavaScript; the page's script shows it in the viewer's zone, with UTC on hover.
- * Takes a Date, or its ISO 8601 UTC text as a listing reads it.
+ * UTC to the second without JavaScript; the page's script shows it in the viewer's zone, named,
+ * with UTC on hover. Takes a Date, or its ISO 8601 UTC text as a listing reads it.
  */
 export function time(date: Date | string | null | undefined) {
   if (!date) return "—";
   const iso = typeof date === "string" ? date : date.toISOString();
-  const utc = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  const utc = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
   return html`<time datetime="${iso}" title="${utc}">${utc}</time>`;
 }

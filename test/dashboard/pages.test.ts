@@ -177,7 +177,12 @@ describe("dashboard pages", () => {
       assert.match(page.text, /id="description">Blue mug</);
       assert.match(page.text, /orderId<\/td><td>A-17/);
       assert.match(page.text, /gift<\/td><td>true/);
-      assert.match(page.text, /processor_event:evt_/);
+      assert.match(page.text, /The processor's event <code>evt_/);
+      assert.doesNotMatch(
+        page.text,
+        /processor_event:|>partially_refunded</,
+        "stored words are not shown raw",
+      );
       assert.match(page.text, /jane@example\.com/);
       assert.doesNotMatch(page.text, /id="dropped-webhook-url"/);
     });

@@ -108,12 +108,12 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     assert.match((await page.textContent("[role=status]")) ?? "", /Refund of 12\.50 USD requested/);
     await reloadUntil(
       page,
-      async () => (await page.textContent("#payment-status")) === "partially_refunded",
+      async () => (await page.getAttribute("#payment-status", "data-status")) === "partially_refunded",
       "partially_refunded",
     );
     assert.match(
       (await page.textContent("#refunds")) ?? "",
-      /12\.50 USD[\s\S]*succeeded[\s\S]*requested_by_customer/,
+      /12\.50 USD[\s\S]*Succeeded[\s\S]*Requested by customer/,
     );
     assert.equal(await page.textContent("#amount-refunded"), "12.50 USD");
 
