@@ -164,10 +164,10 @@ ${event.deliveries.map(
   (
     delivery,
   ) => html`<p>Delivery to <span class="mono">${delivery.url}</span>: ${statusBadge(delivery.state)}</p>
-<div class="table-wrap"><table class="attempts"><thead><tr><th>Attempt</th><th>When</th><th>Status code</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
+<div class="table-wrap"><table class="attempts"><thead><tr><th>Attempt</th><th>When</th><th>Status code</th><th class="num">Duration</th><th>The receiver's answer</th></tr></thead><tbody>
 ${delivery.attempts.map(
   (attempt) =>
-    html`<tr><td>${attempt.attempt}</td><td>${time(new Date(attempt.attemptedAt))}</td><td>${attempt.statusCode ?? "—"}</td><td class="num">${attempt.durationMs ?? "—"} ms</td><td>${attempt.error ?? ""}</td></tr>`,
+    html`<tr><td>${attempt.attempt}</td><td>${time(new Date(attempt.attemptedAt))}</td><td>${attempt.statusCode ?? "—"}</td><td class="num">${attempt.durationMs ?? "—"} ms</td><td>${attempt.error ?? (attempt.answer ? html`<code class="answer">${attempt.answer}</code>` : html`<span class="muted">(empty)</span>`)}</td></tr>`,
 )}</tbody></table></div>`,
 )}
 ${

@@ -57,6 +57,9 @@ const attemptSchema = object({
   statusCode: nullable("integer"),
   error: nullable("string"),
   durationMs: { type: "integer" },
+  answer: nullable("string", {
+    description: "The start of the receiver's answer (512 bytes); null when none came",
+  }),
 });
 
 const deliverySchema = object({

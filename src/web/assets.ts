@@ -49,6 +49,7 @@ svg.chart{width:100%;height:auto;display:block}svg.chart text{font:11px system-u
 .legend svg{vertical-align:-1px}
 input.copy{width:100%;max-width:32rem}iframe.preview{border:1px solid var(--line);border-radius:8px;max-width:100%;background:#fff}
 svg.qr{max-width:100%;height:auto}
+code.answer{display:block;max-width:40rem;max-height:6rem;overflow:auto;white-space:pre-wrap}
 @media (max-width:600px){header.top .who{margin-left:0;width:100%}main{padding:1rem .6rem 2rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}}
 `;
 

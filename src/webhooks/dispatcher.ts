@@ -403,6 +403,7 @@ export class WebhookDispatcher {
       statusCode: result.statusCode,
       error: result.error,
       durationMs: result.durationMs,
+      answer: result.answer,
       state,
       retryDelayMs: retryDelay ?? 0,
     }).then(() => this.afterRecorded(delivery, result, state, retryDelay));

@@ -13,6 +13,8 @@ export type AttemptOutcome = "delivered" | "rejected" | "retry";
 export interface AttemptResult {
   outcome: AttemptOutcome;
   statusCode: number | null;
+  /** The start of the receiver's answer (ANSWER_EXCERPT_BYTES), for the attempt log; null when none came. */
+  answer: string | null;
   /** What the merchant sees in the attempt log. */
   error: string | null;
   /** What only the operator's log sees (which private address a name resolved to). */
@@ -72,14 +74,15 @@ export class WebhookSender {
     try {
       const target = this.targetOf(url);
       if ("refused" in target) throw target.refused;
-      const statusCode = await post(target, headers, body, this.options.timeoutMs);
-      return { outcome: classify(statusCode), statusCode, error: null, durationMs: elapsed() };
+      const { statusCode, answer } = await post(target, headers, body, this.options.timeoutMs);
+      return { outcome: classify(statusCode), statusCode, answer, error: null, durationMs: elapsed() };
     } catch (error) {
       const reason = error as Error & { code?: string };
       if (reason instanceof UnreachableAddressError || reason.code === "EUNREACHABLEHOST") {
         return {
           outcome: "retry",
           statusCode: null,
+          answer: null,
           error: REFUSED_ADDRESS,
           detail: reason.message,
           durationMs: elapsed(),
@@ -90,6 +93,7 @@ export class WebhookSender {
       return {
         outcome: "retry",
         statusCode: null,
+        answer: null,
         error: timedOut
           ? `timeout after ${this.options.timeoutMs} ms`
           : `${reason.code ?? reason.name}: ${reason.message}`,
@@ -131,10 +135,19 @@ export class WebhookSender {
 
 /** Past this much of a receiver's answer, the rest is not read: the connection is dropped instead. */
 const ANSWER_READ_LIMIT = 64 * 1024;
+/** How much of the receiver's answer the attempt log keeps. */
+export const ANSWER_EXCERPT_BYTES = 512;
+
+/** The start of an answer as text; a character cut in two at the end is left out. */
+function excerptOf(chunks: Buffer[]): string {
+  if (chunks.length === 0) return "";
+  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return bytes.toString("utf8", 0, Math.min(bytes.length, ANSWER_EXCERPT_BYTES)).replace(/\uFFFD$/, "");
+}
 
 /**
- * One POST through the agent's own dispatch, resolving with the status once the answer is read
- * (and dropped: only the status matters, and reading it lets the socket be reused). The whole
+ * One POST through the agent's own dispatch, resolving with the status and the answer's first
+ * bytes once the answer is read (the rest is dropped: reading it lets the socket be reused). The whole
  * exchange, queueing, connection, headers and body, must fit in the timeout (docs/api.md, "Webhooks",
  * 4). Without `request()`'s abort signal, its listeners and its body stream: a delivery's share of
  * the dispatcher's CPU.
@@ -144,19 +157,20 @@ function post(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-): Promise<number> {
+): Promise<{ statusCode: number; answer: string }> {
   return new Promise((resolve, reject) => {
     let abort: ((reason: Error) => void) | undefined;
     let expired: Error | undefined;
     let settled = false;
     let statusCode = 0;
     let read = 0;
+    const kept: Buffer[] = [];
     const settle = (error: Error | undefined) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (error) reject(error);
-      else resolve(statusCode);
+      else resolve({ statusCode, answer: excerptOf(kept) });
     };
     const timer = setTimeout(() => {
       expired = new DOMException("The operation was aborted due to timeout", "TimeoutError");
@@ -184,6 +198,7 @@ function post(
           return true;
         },
         onData(chunk) {
+          if (read < ANSWER_EXCERPT_BYTES) kept.push(chunk);
           read += chunk.length;
           if (read > ANSWER_READ_LIMIT) {
             settle(undefined);

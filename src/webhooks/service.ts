@@ -138,6 +138,7 @@ export class WebhookService {
               statusCode: attempt.status_code,
               error: attempt.error,
               durationMs: attempt.duration_ms,
+              answer: attempt.answer,
             })),
         })),
       };

@@ -36,6 +36,7 @@ export interface AttemptRow {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  answer: string | null;
 }
 
 export interface NewEvent {
@@ -289,6 +290,7 @@ export interface AttemptRecord {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  answer: string | null;
   /** The delivery's state after this attempt. */
   state: "succeeded" | "failed" | "pending";
   retryDelayMs: number;
@@ -297,11 +299,11 @@ export interface AttemptRecord {
 // As often as the claim: prepared.
 const RECORD_ATTEMPTS = prepared(
   `WITH results AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[])
-         AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[], $9::text[])
+         AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms, answer)
      ), attempt AS (
-       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-       SELECT id, attempt, attempted_at, status_code, error, duration_ms FROM results
+       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms, answer)
+       SELECT id, attempt, attempted_at, status_code, error, duration_ms, answer FROM results
      )
      UPDATE webhook_deliveries d SET
        state = r.state,
@@ -324,6 +326,7 @@ export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord
     batch.map((entry) => entry.durationMs),
     batch.map((entry) => entry.state),
     batch.map((entry) => entry.retryDelayMs),
+    batch.map((entry) => entry.answer),
   ]);
 }
 

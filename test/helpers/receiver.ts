@@ -8,7 +8,9 @@ export interface Received {
   at: number;
 }
 
-export type Behaviour = (received: Received, previous: Received[]) => Promise<number> | number;
+/** A status, answered with `{"received":true}`, or a status and the body to answer with. */
+type Answer = number | { status: number; body: string };
+export type Behaviour = (received: Received, previous: Received[]) => Promise<Answer> | Answer;
 
 /** A merchant's webhook endpoint on loopback: answers per path and records every request. */
 export class Receiver {
@@ -34,9 +36,11 @@ export class Receiver {
         this.received.push(received);
         const behaviour = this.behaviours[path];
         try {
-          const status = behaviour ? await behaviour(received, previous) : 404;
+          const answer = behaviour ? await behaviour(received, previous) : 404;
+          const { status, body } =
+            typeof answer === "number" ? { status: answer, body: '{"received":true}' } : answer;
           if (status >= 300 && status < 400) response.setHeader("location", `${this.url}/ok`);
-          response.writeHead(status, { "content-type": "application/json" }).end('{"received":true}');
+          response.writeHead(status, { "content-type": "application/json" }).end(body);
         } catch {
           response.destroy();
         }

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
+import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { Receiver, WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -11,6 +12,7 @@ import { waitFor } from "../helpers/wait.ts";
 const DELAYS_MS = [50, 100, 100];
 
 describe("webhook delivery", () => {
+  cheapPasswordHashes();
   let receiver: Receiver;
   let service: TestService;
   let group: TestGroup;
@@ -31,6 +33,8 @@ describe("webhook delivery", () => {
         return 200;
       },
       "/redirect": () => 302,
+      "/says-why": () => ({ status: 400, body: '{"error":"<bad signature>"}' }),
+      "/says-much": () => ({ status: 200, body: `${"é".repeat(300)}and more` }),
     });
     await receiver.start();
     // A port nobody listens on: connection refused.
@@ -279,6 +283,25 @@ describe("webhook delivery", () => {
     const processing = (await service.createPayment(group, { webhookUrl: url })).body.data;
     await sleep(200);
     assert.equal(bodiesFor("/ok", processing.transactionId).length, 0, "nothing while processing");
+  });
+
+  it("keeps the start of the receiver's answer for each attempt, on the API and the dashboard", async () => {
+    const id = await cancelledPayment(`${receiver.url}/says-why`);
+    const rejected = await deliveryOf(id);
+    assert.equal(rejected.attempts[0].answer, '{"error":"<bad signature>"}');
+    const page = await signedInUser(service, group, "dev@answers.example", "developer");
+    const detail = await page.get(`/dashboard/payments/${id}`);
+    assert.match(
+      detail.text,
+      /<code class="answer">\{&quot;error&quot;:&quot;&lt;bad signature&gt;&quot;\}<\/code>/,
+    );
+
+    // 512 bytes at most, never half a character: 256 two-byte "é" fill them.
+    const long = await deliveryOf(await cancelledPayment(`${receiver.url}/says-much`));
+    assert.equal(long.attempts[0].answer, "é".repeat(256));
+    // No answer at all: a connection refused.
+    const refused = await deliveryOf(await cancelledPayment(refusedUrl));
+    assert.equal(refused.attempts[0].answer, null);
   });
 
   it("lists events with attempts, resends on request, and lets merchants catch up with since", async () => {

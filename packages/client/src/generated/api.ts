@@ -760,6 +760,8 @@ export interface components {
                     statusCode: number | null;
                     error: string | null;
                     durationMs: number;
+                    /** @description The start of the receiver's answer (512 bytes); null when none came */
+                    answer: string | null;
                 }[];
             }[];
         };
