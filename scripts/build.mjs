@@ -76,10 +76,10 @@ if (process.argv.includes("--if-changed") && built === hash) {
   console.log("build: dist/ is up to date with the sources");
   process.exit(0);
 }
+// The client package (packages/client) first: the CLI under src/ imports it, as users do.
+build("packages/client/tsconfig.json", "packages/client/dist");
 build("tsconfig.build.json", "dist", (next) =>
   cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true }),
 );
-// The client package (packages/client), so that `import "@checkout-service/client"` works after install.
-build("packages/client/tsconfig.json", "packages/client/dist");
 // Written last: only a build that finished whole is ever taken as up to date.
 writeFileSync(STAMP, hash);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Branding } from "../branding/service.ts";
 import { DatabaseUnavailableError } from "../db/database.ts";
+import { money } from "../format/money.ts";
 import { RETRY_AFTER_SECONDS } from "../http/error-handler.ts";
 import { PAID_STATUSES } from "../payments/core/status.ts";
 import type { ProcessorEvents } from "../payments/processor-events/service.ts";
@@ -30,9 +31,6 @@ const PAGES = {
     body: card("This payment link has expired", "Nothing was charged. Ask the merchant for a new one."),
   },
 } as const;
-
-const amountText = (cents: number, currency: string) =>
-  `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /** The customer's pages on a SafeSite: the hosted link, the way back, and where a payment ended. */
 const checkoutRoutes: FastifyPluginAsync<{
@@ -109,7 +107,7 @@ const checkoutRoutes: FastifyPluginAsync<{
       const payment = await queries.byLinkToken(request.params.token);
       if (!payment) return page(reply, null, "not_found");
       const brand = await branding.brand(payment.group_id);
-      const amount = amountText(payment.amount, payment.currency);
+      const amount = money(payment.amount, payment.currency);
       const paid = PAID_STATUSES.has(payment.status);
       const body = paid
         ? html`<div class="card"><p class="status ok">Payment received</p><h1>Thank you</h1>

@@ -3,18 +3,29 @@ export class CliError extends Error {
   override readonly name = "CliError";
 }
 
-/** Why a request never got an answer, in words naming where it went. */
-export function unreachable(url: string, error: unknown): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const code = cause?.code ?? "";
+/** Why a request never got an answer (the system's error code), in words naming where it went. */
+export function cannotReach(url: string, code: string, detail: string): CliError {
   const reason =
     code === "ECONNREFUSED"
       ? "connection refused: is the service running there? Start it with `npm start`, or pass --url"
       : code === "ENOTFOUND"
         ? "no such host"
-        : (cause?.message ?? (error as Error).message);
+        : detail;
   return new CliError(`cannot reach ${url}: ${reason}`);
 }
+
+/** A fetch that failed before any answer came. */
+export function unreachable(url: string, error: unknown): CliError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cannotReach(url, cause?.code ?? "", cause?.message ?? (error as Error).message);
+}
+
+/** Something answered at `url`, but not the service: most often the sandbox processor beside it. */
+export const notTheService = (url: string, status: number) =>
+  new CliError(
+    `${url} did not answer as the checkout service (${status}). The sandbox processor listens on the ` +
+      "service's port + 1: pass the service's own address with --url (default http://localhost:3000)",
+  );
 
 /** A thin client of the service's JSON APIs: what the CLI sends and how it reads the envelope. */
 export class ApiClient {
@@ -63,8 +74,9 @@ export class ApiClient {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new CliError(`${method} ${url} answered ${response.status} without JSON: ${text.slice(0, 200)}`);
+      throw notTheService(this.baseUrl, response.status);
     }
+    if (parsed.success === undefined) throw notTheService(this.baseUrl, response.status);
     if (!response.ok || parsed.success !== true) {
       throw new CliError(
         `${method} ${path} answered ${response.status} ${parsed.error?.code ?? ""}: ${parsed.error?.message ?? text.slice(0, 200)}`,

@@ -28,3 +28,16 @@ export function print(data: unknown, json: boolean): void {
   walk(data, "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }
+
+/** Rows under a header, each column as wide as its widest cell. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}

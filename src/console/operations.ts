@@ -4,6 +4,7 @@ import type { AccountsService } from "../accounts/service.ts";
 import { auditBy, auditContext } from "../dashboard/common.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError } from "../errors/domain-error.ts";
+import { money } from "../format/money.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RedisLink } from "../http/rate-limit-store.ts";
@@ -11,7 +12,7 @@ import { NUMERIC_ID_PATTERN, OPTIONAL_UUID_PATTERN, UUID_PATTERN_SOURCE } from "
 import { recoveryWindowFromForm } from "../http/window.ts";
 import type { ReconciliationItemKind } from "../payments/core/store.ts";
 import type { Payments } from "../payments/module.ts";
-import { money, time } from "../web/format.ts";
+import { time } from "../web/format.ts";
 import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge } from "../web/labels.ts";

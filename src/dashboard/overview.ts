@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
+import { money } from "../format/money.ts";
 import { PAID_STATUSES } from "../payments/core/status.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
 import { CHART_SERIES, stackedBarChart } from "../web/chart.ts";
-import { money } from "../web/format.ts";
 import { html } from "../web/html.ts";
 import { words } from "../web/labels.ts";
 import { dashboardPage, merchantOf } from "./common.ts";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError } from "../errors/domain-error.ts";
+import { money } from "../format/money.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { describedPattern } from "../http/validation-messages.ts";
 import { visibleMetadata } from "../payments/core/metadata.ts";
@@ -8,7 +9,7 @@ import { refundableAmount } from "../payments/core/status.ts";
 import type { Payments } from "../payments/module.ts";
 import type { RefundReason } from "../payments/refunds/store.ts";
 import { isPaidAfterCancel } from "../payments/resource.ts";
-import { money, parseMajorUnits, time } from "../web/format.ts";
+import { parseMajorUnits, time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge, statusChangeReason, words } from "../web/labels.ts";

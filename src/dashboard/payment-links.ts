@@ -1,9 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError } from "../errors/domain-error.ts";
+import { money } from "../format/money.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { linkUrl, type PaymentLinks } from "../payment-links/service.ts";
 import { CURRENCIES } from "../payments/core/money.ts";
-import { money, parseMajorUnits, time } from "../web/format.ts";
+import { parseMajorUnits, time } from "../web/format.ts";
 import { activationForm, formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
+import { money } from "../format/money.ts";
 import { ApiError } from "../http/errors.ts";
 import { OPTIONAL_UUID_PATTERN, UUID_PATTERN } from "../http/schemas.ts";
 import { describedPattern } from "../http/validation-messages.ts";
@@ -7,7 +8,7 @@ import { storableTime } from "../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
 import type { PaymentFilter, PaymentSummaryRow } from "../payments/queries/store.ts";
-import { money, time } from "../web/format.ts";
+import { time } from "../web/format.ts";
 import { html } from "../web/html.ts";
 import { statusBadge, words } from "../web/labels.ts";
 import { dashboardPage, merchantOf } from "./common.ts";

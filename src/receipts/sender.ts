@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/database.ts";
+import { money } from "../format/money.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { type ClaimedReceipt, claimDueReceipts, markReceiptSent, markReceiptUnsent } from "./store.ts";
 
@@ -17,8 +18,6 @@ const RETRY_MS = [5_000, 30_000, 120_000, 600_000];
 
 /** Line breaks and other control characters would end a header: none reach a subject. */
 const oneLine = (text: string) => text.replace(/\p{Cc}+/gu, " ").trim();
-
-const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /** The receipt's subject and text: plain text, so nothing in it is markup. */
 export function receiptMessage(receipt: ClaimedReceipt, settings: ReceiptSettings) {

@@ -1,17 +1,5 @@
 import { html } from "./html.ts";
 
-// Where a comma goes between groups of three digits. toLocaleString does the same at four times
-// the cost, and a page of payments calls this twice a row.
-const THOUSANDS = /\B(?=(\d{3})+(?!\d))/g;
-
-/** Cents as major units with the currency: 123456 usd → "1,234.56 USD". */
-export function money(cents: number, currency: string): string {
-  const sign = cents < 0 ? "-" : "";
-  const whole = String(Math.floor(Math.abs(cents) / 100)).replace(THOUSANDS, ",");
-  const fraction = String(Math.abs(cents) % 100).padStart(2, "0");
-  return `${sign}${whole}.${fraction} ${currency.toUpperCase()}`;
-}
-
 /** "12.34" (or "12", "12.3") → 1234 cents, exactly; null when it is not such an amount. */
 export function parseMajorUnits(text: string): number | null {
   const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);

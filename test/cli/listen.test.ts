@@ -191,11 +191,27 @@ describe("checkout listen and checkout trigger", () => {
     );
     assert.match(
       await failing(["payments", "get", "00000000-0000-0000-0000-000000000000", "--url", service.url]),
-      /answered 404 NOT_FOUND/,
+      /^checkout: 404 NOT_FOUND: Payment not found\n$/,
+    );
+    assert.match(
+      await failing(["payments", "list", "--url", "localhost:5100"]),
+      /--url.*takes the service's http\(s\) address, e\.g\. http:\/\/localhost:5100/,
+    );
+    assert.match(
+      await failing(["payments", "list", "--url", service.sandboxUrl as string]),
+      /did not answer as the checkout service \(404\)\. The sandbox processor listens on the service's port \+ 1/,
+    );
+    assert.match(
+      await failing(["payments", "refund", "00000000-0000-0000-0000-000000000000", "--amount", "12.50"]),
+      /--amount.*takes cents, a whole number: 1250 for 12\.50/,
     );
     const help = await checkoutCli(["help", "payments"], env);
     assert.match(help.stdout, /list \[options\]/);
     assert.match(help.stdout, /refund \[options\] <transactionId>/);
+    const listHelp = (await checkoutCli(["payments", "list", "--help"], env)).stdout;
+    for (const option of ["--url <url>", "--json", "--public-key <key>", "--secret-key <key>"]) {
+      assert.ok(listHelp.includes(option), `payments list --help names ${option}`);
+    }
   });
 
   it("lists, reads and cancels payments with the merchant keys, --json everywhere", async () => {
@@ -208,6 +224,16 @@ describe("checkout listen and checkout trigger", () => {
     await cli("payments", "cancel", created);
     assert.equal(JSON.parse((await cli("payments", "get", created, "--json")).stdout).status, "cancelled");
     const human = (await cli("payments", "get", created)).stdout;
-    assert.match(human, /^status: cancelled$/m);
+    assert.match(human, /^Status\s+cancelled$/m);
+    assert.match(human, /^Amount\s+19\.99 USD$/m);
+    const table = (await cli("payments", "list", "--limit", "1")).stdout.split("\n");
+    assert.match(table[0] ?? "", /^TRANSACTION ID\s+STATUS\s+AMOUNT\s+REFUNDED\s+CUSTOMER\s+CREATED$/);
+    assert.match(
+      table[1] ?? "",
+      new RegExp(
+        `^${created}\\s+cancelled\\s+19\\.99 USD\\s+jane@example\\.com\\s+[\\d-]{10} [\\d:]{8} UTC$`,
+      ),
+    );
+    assert.match(table.at(-2) ?? "", /^More: add --after [0-9a-f-]{36}$/);
   });
 });

@@ -4,7 +4,8 @@ import { describe, it } from "node:test";
 import type { Principal, Role } from "../../src/accounts/service.ts";
 import { csvField } from "../../src/dashboard/payments.ts";
 import { can, type DashboardAction } from "../../src/dashboard/permissions.ts";
-import { money, parseMajorUnits } from "../../src/web/format.ts";
+import { money } from "../../src/format/money.ts";
+import { parseMajorUnits } from "../../src/web/format.ts";
 import { html } from "../../src/web/html.ts";
 
 describe("html templates", () => {

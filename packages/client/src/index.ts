@@ -19,6 +19,9 @@ export type RefundInput = NonNullable<
   NonNullable<paths["/api/v1/payments/{id}/refunds"]["post"]["requestBody"]>["content"]["application/json"]
 >;
 export type PaymentStatus = Payment["status"];
+export type SandboxEvent = NonNullable<
+  paths["/api/v1/sandbox/trigger"]["post"]["requestBody"]
+>["content"]["application/json"]["event"];
 
 export interface PaymentPage {
   payments: Payment[];
@@ -165,6 +168,13 @@ export class Checkout {
       this.call("POST", "/api/v1/events/recover", {
         body: { since: iso(window.since), ...(window.until !== undefined && { until: iso(window.until) }) },
       }),
+  };
+
+  /** The sandbox processor's helpers: only a service running with PROCESSOR=sandbox answers them. */
+  readonly sandbox = {
+    /** A new payment of your group, driven by the sandbox to the status that sends `event`. */
+    trigger: (event: SandboxEvent): Promise<{ transactionId: string; event: SandboxEvent }> =>
+      this.call("POST", "/api/v1/sandbox/trigger", { body: { event } }),
   };
 
   readonly webhooks = {

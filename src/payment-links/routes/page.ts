@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Branding } from "../../branding/service.ts";
 import { DatabaseUnavailableError } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
+import { money } from "../../format/money.ts";
 import { type CustomerBrand, sendCustomerPage } from "../../web/customer.ts";
 import { html } from "../../web/html.ts";
 import { type LinkForm, LinkFormError, type PaymentLinks, unitsOf } from "../service.ts";
@@ -16,8 +17,6 @@ const NOBODY: CustomerBrand = { name: "Payment", color: null, logoPath: null };
 class TooManyRequests extends Error {
   readonly statusCode = 429;
 }
-
-const money = (cents: number, currency: string) => `${unitsOf(cents)} ${currency.toUpperCase()}`;
 
 /** The link's page: what is paid for, the amount (or a field for it), the e-mail, the button. */
 function linkForm(link: PaymentLinkRow, values: LinkForm, errors: { amount?: string; email?: string }) {

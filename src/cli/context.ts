@@ -1,0 +1,101 @@
+// What every command shares: the global options, the clients they make, argument parsers, and
+// how an answer is printed.
+import { Checkout, CheckoutError } from "@checkout-service/client";
+import { type Command, InvalidArgumentError } from "commander";
+import { ApiClient, CliError, cannotReach, notTheService } from "./api-client.ts";
+import { print } from "./output.ts";
+
+export interface GlobalOptions {
+  url: string;
+  json: boolean;
+  token?: string;
+  publicKey?: string;
+  secretKey?: string;
+}
+
+/** Where the service is when --url is not given: PUBLIC_URL, else localhost on PORT (3000). */
+export const defaultUrl = () => process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
+
+export const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+export const out = (command: Command) => (data: unknown) => print(data, globals(command).json);
+
+/** --url: the service's http(s) address; a bare host:port is told what to write instead. */
+export function serviceUrl(value: string): string {
+  if (URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)) return value;
+  // "localhost:5100" parses as a URL of the scheme "localhost:": no "//", no scheme meant.
+  const hostAndPath = value.includes("//") ? value.slice(value.indexOf("//") + 2) : value;
+  throw new InvalidArgumentError(`takes the service's http(s) address, e.g. http://${hostAndPath}`);
+}
+
+export const wholeNumber = (what: string) => (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${what} takes a whole number`);
+  return Number(value);
+};
+
+/** --amount: whole cents; "12.50" is answered with the cents it means. */
+export const cents = (value: string) => {
+  const units = /^(\d+)[.,](\d{1,2})$/.exec(value);
+  if (units) {
+    const inCents = Number(units[1]) * 100 + Number((units[2] as string).padEnd(2, "0"));
+    throw new InvalidArgumentError(`takes cents, a whole number: ${inCents} for ${value}`);
+  }
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("takes cents, a whole number (1250 for 12.50)");
+  return Number(value);
+};
+
+export const isoTime = (value: string) => {
+  if (Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError("takes an ISO 8601 time, e.g. 2026-11-24T09:00:00Z");
+  return value;
+};
+
+export function admin(command: Command): ApiClient {
+  const { url, token = process.env.ADMIN_TOKEN } = globals(command);
+  if (!token) throw new CliError("an admin token is required: --token or $ADMIN_TOKEN");
+  return ApiClient.admin(url, token);
+}
+
+export function merchantKeys(command: Command): { publicKey: string; secretKey: string } {
+  const options = globals(command);
+  const publicKey = options.publicKey ?? process.env.PUBLIC_KEY;
+  const secretKey = options.secretKey ?? process.env.SECRET_KEY;
+  if (!publicKey || !secretKey) {
+    throw new CliError(
+      "merchant keys are required: --public-key and --secret-key, or $PUBLIC_KEY and $SECRET_KEY",
+    );
+  }
+  return { publicKey, secretKey };
+}
+
+/** The merchant's raw API, for what the typed client has no method for: the event stream. */
+export function merchantApi(command: Command): ApiClient {
+  const { publicKey, secretKey } = merchantKeys(command);
+  return ApiClient.merchant(globals(command).url, publicKey, secretKey);
+}
+
+/**
+ * A merchant call through the typed client (the one merchants use). Its errors become one line:
+ * what the service said, or, when something else answered, what probably did.
+ */
+export async function asMerchant<T>(command: Command, call: (checkout: Checkout) => Promise<T>): Promise<T> {
+  const { url } = globals(command);
+  // One retry: a read, or a refund under its key, is safe to repeat; a person is waiting.
+  const checkout = new Checkout({ baseUrl: url, ...merchantKeys(command), maxRetries: 1 });
+  try {
+    return await call(checkout);
+  } catch (error) {
+    if (!(error instanceof CheckoutError)) throw error;
+    if (error.code === "CONNECTION_ERROR") {
+      // The client says "No answer from URL: CODE".
+      throw cannotReach(url, /: ([A-Z_]+)$/.exec(error.message)?.[1] ?? "", error.message);
+    }
+    if (error.code === "UNKNOWN_ERROR" || error.code === "INVALID_RESPONSE")
+      throw notTheService(url, error.status);
+    const unknownOutcome = error.status >= 500 || error.code === "IDEMPOTENCY_IN_PROGRESS";
+    const key =
+      unknownOutcome && error.idempotencyKey
+        ? ` (retry safely with --idempotency-key ${error.idempotencyKey})`
+        : "";
+    throw new CliError(`${error.status} ${error.code}: ${error.message}${key}`);
+  }
+}
