@@ -18,7 +18,7 @@ const PROFILE = args.has("--profile");
 export const DURATION_S = QUICK ? 4 : 15;
 // The same warm-up quick or full: after 1 s a create had run ~900 times and V8 had not yet
 // optimised its path (917 µs of CPU a create against 530 after 3 s), while the baselines' small
-// routes were warm (docs/performance.md, "Morning of the 25th"). --quick shortens the measurement only.
+// routes were warm (docs/performance.md, "Method"). --quick shortens the measurement only.
 export const WARMUP_S = 3;
 export const CONNECTIONS = 32;
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -186,7 +186,7 @@ export interface Load {
  * of each in turn (baseline, service, baseline, service), and the best round of each kept, with
  * every round's errors. Measured one after the other, a minute of the VM's drift fell between a
  * baseline and its service: the same build's create came out at 67 % and 45 % of its baseline in
- * two quick runs a minute apart (docs/performance.md, "Late morning of the 25th").
+ * two quick runs a minute apart (docs/performance.md, "Method").
  */
 export async function interleaved(baseline: Load, service: Load, rounds = 2): Promise<void> {
   const sides = [baseline, service];

@@ -1,8 +1,8 @@
 // A prepared statement's result has the same columns on every execution: PostgreSQL refuses to
 // change them ("cached plan must not change result type"). Yet pg asks the server to describe
 // them on every execution and decodes that description again, building each column's name and
-// parser anew: ~8 % of the service's CPU for a payment's get (docs/performance.md, "Afternoon of
-// the 26th"). This query asks once per statement and pool, and reuses the answer.
+// parser anew: ~8 % of the service's CPU for a payment's get (docs/performance.md,
+// "Changes that moved a figure"). This query asks once per statement and pool, and reuses the answer.
 //
 // It leans on pg's Query internals (prepare, _result, _accumulateRows), pinned by the lockfile;
 // test/db/described-once.test.ts checks the rows, the columns and the errors against
