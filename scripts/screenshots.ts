@@ -20,7 +20,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 const receiver = createServer((request, response) => {
   // Most deliveries succeed; one path keeps failing, so the pages have failures to show.
-  response.writeHead(request.url === "/flaky" ? 503 : 200).end();
+  // What a shop's endpoint answers, shown in each attempt's row.
+  if (request.url === "/flaky") response.writeHead(503).end('{"error":"busy, try again"}');
+  else response.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
 });
 await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;

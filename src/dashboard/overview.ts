@@ -55,7 +55,7 @@ const overviewPage: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app
 ${stackedBarChart({
   title: `Paid volume per day in ${currency.toUpperCase()}`,
   days,
-  series: [{ name: "paid", colour: "#3454d1", values: volume.get(currency) ?? [] }],
+  series: [{ name: "Paid", colour: "#3454d1", values: volume.get(currency) ?? [] }],
   label: (cents) => money(Math.round(cents), currency),
   axisLabel: (cents) => Math.round(cents / 100).toLocaleString("en-US"),
   axisUnit: 100,
