@@ -38,6 +38,15 @@ module.exports = {
       to: { path: INTERFACES },
     },
     {
+      name: "domain-throws-domain-errors",
+      severity: "error",
+      comment:
+        "The domain knows nothing of HTTP: it throws DomainError (src/errors/), and only the HTTP layer maps it " +
+        "to a status. Route schemas (routes/, schemas.ts) are the HTTP layer's.",
+      from: { path: DOMAIN, pathNot: "^src/[^/]+/(routes/|schemas\\.ts$)" },
+      to: { path: "^src/http/" },
+    },
+    {
       name: "processor-port-stands-alone",
       severity: "error",
       comment: "The processor port and its adapters know nothing of the service's modules.",

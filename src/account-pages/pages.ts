@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
 import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
-import { hexDigest } from "../http/secret-hash.ts";
+import { hexDigest } from "../crypto/secret-hash.ts";
 import { time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
+import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database, Queryable } from "../db/database.ts";
-import { ApiError, notFound } from "../http/errors.ts";
-import { UUID_PATTERN } from "../http/schemas.ts";
-import { hexDigest } from "../http/secret-hash.ts";
+import { DomainError, notFound } from "../errors/domain-error.ts";
+import { UUID_PATTERN } from "../format/uuid.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { findGroupRow } from "../merchants/store.ts";
 import { decoyHash, hashPassword, passwordMatches, passwordProblem } from "./password.ts";
@@ -230,7 +230,7 @@ export class AccountsService {
     address: string,
   ): Promise<Principal> {
     const problem = passwordProblem(password);
-    if (problem) throw new ApiError("INVALID_REQUEST", problem);
+    if (problem) throw new DomainError("INVALID_REQUEST", problem);
     const account = await link.find();
     if (!account) throw notFound(link.what);
     const passwordHash = await hashPassword(password);
@@ -368,17 +368,20 @@ export class AccountsService {
     address: string,
   ): Promise<void> {
     const problem = passwordProblem(next);
-    if (problem) throw new ApiError("INVALID_REQUEST", problem);
+    if (problem) throw new DomainError("INVALID_REQUEST", problem);
     // The same budget as sign-in: a stolen session cannot guess the password either.
     const budget = accountBudget(principal.kind, principal.email);
     const check = await takePasswordCheck(this.db, budget);
     if (!check.taken) {
       const minutes = Math.max(1, Math.ceil((check.until.getTime() - Date.now()) / 60_000));
-      throw new ApiError("RATE_LIMIT_EXCEEDED", `Too many wrong passwords. Try again in ${minutes} minutes.`);
+      throw new DomainError(
+        "RATE_LIMIT_EXCEEDED",
+        `Too many wrong passwords. Try again in ${minutes} minutes.`,
+      );
     }
     const account = await findAccount(this.db, principal.accountId);
     if (!account?.password_hash || !(await passwordMatches(current, account.password_hash))) {
-      throw new ApiError("INVALID_REQUEST", "The current password is not right.");
+      throw new DomainError("INVALID_REQUEST", "The current password is not right.");
     }
     await resetPasswordChecks(this.db, budget.key);
     const passwordHash = await hashPassword(next);
@@ -457,7 +460,7 @@ export class AccountsService {
       const target = UUID_PATTERN.test(userId) ? await findAccount(tx, userId) : undefined;
       if (!target || target.group_id !== groupId) throw notFound("User");
       if (target.role === "owner" && role !== "owner" && (await countOwnersForUpdate(tx, groupId)) <= 1) {
-        throw new ApiError("INVALID_REQUEST", "A group keeps at least one owner.");
+        throw new DomainError("INVALID_REQUEST", "A group keeps at least one owner.");
       }
       await updateRole(tx, groupId, userId, role);
       await insertAuditEntry(tx, {
@@ -475,7 +478,7 @@ export class AccountsService {
       const target = UUID_PATTERN.test(userId) ? await findAccount(tx, userId) : undefined;
       if (!target || target.group_id !== groupId) throw notFound("User");
       if (target.role === "owner" && (await countOwnersForUpdate(tx, groupId)) <= 1) {
-        throw new ApiError("INVALID_REQUEST", "A group keeps at least one owner.");
+        throw new DomainError("INVALID_REQUEST", "A group keeps at least one owner.");
       }
       await removeAccount(tx, groupId, userId);
       await insertAuditEntry(tx, {
@@ -523,7 +526,7 @@ export class AccountsService {
       const existing = inserted ?? (await findAccountByEmail(tx, kind, canonicalEmail(email)));
       // Sending an invite again is fine until it is accepted, and only within the same group.
       if (!existing || (!inserted && (existing.password_hash !== null || existing.group_id !== groupId))) {
-        throw new ApiError("ACCOUNT_EXISTS", `An account with email ${email.trim()} already exists`);
+        throw new DomainError("ACCOUNT_EXISTS", `An account with email ${email.trim()} already exists`);
       }
       if (!inserted && role && existing.group_id) await updateRole(tx, existing.group_id, existing.id, role);
       // One open invite per account: a new one revokes the links sent before.

@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
 import { insertAuditEntry } from "../audit/store.ts";
+import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import { hexDigest } from "../http/secret-hash.ts";
 import {
   deleteWebSession,
   findWebSession,

@@ -5,9 +5,9 @@ import { randomBytes } from "node:crypto";
 import * as OTPAuth from "otpauth";
 import { insertAuditEntry } from "../audit/store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
+import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import { ApiError, notFound } from "../http/errors.ts";
-import { hexDigest } from "../http/secret-hash.ts";
+import { DomainError, notFound } from "../errors/domain-error.ts";
 import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
 import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
 import { deleteOtherWebSessions, findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
@@ -100,22 +100,22 @@ export class TwoFactorService {
     sessionIdHash: string,
   ): Promise<string[]> {
     const state = await findTwoFactor(this.db, principal.accountId);
-    if (state?.totp_enabled_at) throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is already on.");
+    if (state?.totp_enabled_at) throw new DomainError("INVALID_REQUEST", "Two-factor sign-in is already on.");
     const pending = state?.totp_pending_session === sessionIdHash ? state.totp_pending_secret : null;
     if (!pending) {
-      throw new ApiError(
+      throw new DomainError(
         "INVALID_REQUEST",
         "The key shown here was replaced (the account page was opened elsewhere). Scan the new one.",
       );
     }
     const step = this.stepOf(principal, this.box.open(pending), code);
     if (step === null)
-      throw new ApiError("INVALID_REQUEST", "That code is not right. Enter the code your app shows now.");
+      throw new DomainError("INVALID_REQUEST", "That code is not right. Enter the code your app shows now.");
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
     const hashes = await hashRecoveryCodes(codes.map(recoveryDigest));
     await this.db.transaction(async (tx) => {
       if (!(await enableTotp(tx, principal.accountId, sessionIdHash, pending, step)))
-        throw new ApiError("INVALID_REQUEST", "The key shown here was replaced. Scan the new one.");
+        throw new DomainError("INVALID_REQUEST", "The key shown here was replaced. Scan the new one.");
       await deleteOtherWebSessions(tx, principal.accountId, sessionIdHash);
       await replaceRecoveryCodes(tx, principal.accountId, hashes);
       await insertAuditEntry(tx, {
@@ -133,11 +133,11 @@ export class TwoFactorService {
   /** Turns it off with a current code (or a recovery code); not while the group requires it. */
   async disable(principal: Principal, code: string, address: string): Promise<void> {
     if (principal.twoFactorRequired)
-      throw new ApiError("INVALID_REQUEST", "Two-factor sign-in is required here.");
+      throw new DomainError("INVALID_REQUEST", "Two-factor sign-in is required here.");
     const check = await this.checkCode(principal, code, address);
     if (check.outcome === "throttled")
-      throw new ApiError("RATE_LIMIT_EXCEEDED", "Too many wrong codes. Try again later.");
-    if (check.outcome === "wrong") throw new ApiError("INVALID_REQUEST", "That code is not right.");
+      throw new DomainError("RATE_LIMIT_EXCEEDED", "Too many wrong codes. Try again later.");
+    if (check.outcome === "wrong") throw new DomainError("INVALID_REQUEST", "That code is not right.");
     await this.db.transaction(async (tx) => {
       await disableTotp(tx, principal.accountId);
       await insertAuditEntry(tx, {

@@ -1,8 +1,9 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
 import { money } from "../format/money.ts";
+import { UUID_PATTERN } from "../format/uuid.ts";
 import { ApiError } from "../http/errors.ts";
-import { OPTIONAL_UUID_PATTERN, UUID_PATTERN } from "../http/schemas.ts";
+import { OPTIONAL_UUID_PATTERN } from "../http/schemas.ts";
 import { describedPattern } from "../http/validation-messages.ts";
 import { storableTime } from "../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../payments/core/status.ts";

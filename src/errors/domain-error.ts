@@ -11,7 +11,10 @@ export type DomainErrorCode =
   | "NO_ELIGIBLE_PROCESSOR"
   | "IDEMPOTENCY_CONFLICT"
   | "IDEMPOTENCY_IN_PROGRESS"
-  | "PROCESSOR_ERROR";
+  | "PROCESSOR_ERROR"
+  | "UNAUTHORIZED"
+  | "ACCOUNT_EXISTS"
+  | "RATE_LIMIT_EXCEEDED";
 
 export class DomainError extends Error {
   override readonly name = "DomainError";

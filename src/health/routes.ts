@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
 import type { Database } from "../db/database.ts";
-import type { RedisLink } from "../http/rate-limit-store.ts";
+import type { RedisLink } from "../limits/redis-link.ts";
 import { pingDatabase } from "./store.ts";
 
 const HEALTH_TIMEOUT_MS = 2000;

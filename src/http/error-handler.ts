@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DatabaseUnavailableError } from "../db/database.ts";
-import { DomainError } from "../errors/domain-error.ts";
-import { ApiError, type ErrorCode, notFound } from "./errors.ts";
+import { DomainError, notFound } from "../errors/domain-error.ts";
+import { ApiError, type ErrorCode } from "./errors.ts";
 import { sendPage } from "./html.ts";
 import { resourceOfParam } from "./schemas.ts";
 import { describeValidation } from "./validation-messages.ts";
@@ -36,7 +36,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   const fastifyError = error as FastifyError;
   if (fastifyError.validation && fastifyError.validationContext === "params") {
     const param = fastifyError.validation[0]?.instancePath.replace(/^\//, "") ?? "";
-    return notFound(resourceOfParam(request.routeOptions.schema?.params, param));
+    return toApiError(notFound(resourceOfParam(request.routeOptions.schema?.params, param)), request);
   }
   if (fastifyError.validation) {
     const problems = describeValidation(fastifyError.validation, fastifyError.validationContext);

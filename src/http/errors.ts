@@ -51,8 +51,6 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what = "Payment") => new ApiError("NOT_FOUND", `${what} not found`);
-
 /** JSON schema of the error body, shared by every route's OpenAPI description. */
 export const errorResponseSchema = {
   $id: "ErrorResponse",

@@ -1,11 +1,9 @@
 /** Route-schema pieces every API module shares: envelopes, error answers, ids. */
+import { UUID_PATTERN_SOURCE } from "../format/uuid.ts";
 import { describedPattern } from "./validation-messages.ts";
 
-export const UUID_PATTERN_SOURCE = describedPattern(
-  "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-  "must be an id (a UUID)",
-);
-export const UUID_PATTERN = new RegExp(UUID_PATTERN_SOURCE);
+// Every schema that takes an id says this when it is not one.
+describedPattern(UUID_PATTERN_SOURCE, "must be an id (a UUID)");
 /** An id, or nothing: a form's or a filter's field left empty. */
 export const OPTIONAL_UUID_PATTERN = describedPattern(
   `^(${UUID_PATTERN_SOURCE.slice(1, -1)})?$`,

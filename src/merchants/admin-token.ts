@@ -1,9 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import { insertAuditEntry } from "../audit/store.ts";
+import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import { ApiError } from "../http/errors.ts";
-import { FailureBudget } from "../http/failure-budget.ts";
-import { hashSecret, secretMatches } from "../http/secret-hash.ts";
+import { DomainError } from "../errors/domain-error.ts";
+import { FailureBudget } from "../limits/failure-budget.ts";
 import type { AdminTokenFile } from "../settings/admin-token-file.ts";
 import {
   deleteSetting,
@@ -139,7 +139,7 @@ export class AdminAuthenticator {
     const match = /^Bearer (\S{1,500})$/.exec(request.headers.authorization ?? "");
     if (!match?.[1] || !secretMatches(match[1], this.hash)) {
       this.failures.record(request.ip);
-      throw new ApiError("UNAUTHORIZED", "Missing or invalid admin token");
+      throw new DomainError("UNAUTHORIZED", "Missing or invalid admin token");
     }
     if (this.unclaimedHash) {
       this.unclaimedHash = undefined;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
+import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import { ApiError } from "../http/errors.ts";
-import { FailureBudget } from "../http/failure-budget.ts";
-import { hashSecret, secretMatches } from "../http/secret-hash.ts";
+import { DomainError } from "../errors/domain-error.ts";
+import { FailureBudget } from "../limits/failure-budget.ts";
 import { API_KEYS_CHANNEL, findActiveApiKey } from "./store.ts";
 
 export interface Merchant {
@@ -24,7 +24,7 @@ const CACHE_MAX_ENTRIES = 10_000;
 /** Unknown public keys are remembered briefly, so guessing costs no query and times like a hit. */
 const UNKNOWN_TTL_MS = 10_000;
 
-const unauthorized = () => new ApiError("UNAUTHORIZED", "Missing or invalid API keys");
+const unauthorized = () => new DomainError("UNAUTHORIZED", "Missing or invalid API keys");
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];

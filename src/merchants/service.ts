@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Audit, type AuditEntry, insertAuditEntry, withAudit } from "../audit/store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
+import { hashSecret } from "../crypto/secret-hash.ts";
 import type { Database, Queryable } from "../db/database.ts";
-import { ApiError, notFound } from "../http/errors.ts";
-import { UUID_PATTERN } from "../http/schemas.ts";
-import { hashSecret } from "../http/secret-hash.ts";
+import { DomainError, notFound } from "../errors/domain-error.ts";
+import { UUID_PATTERN } from "../format/uuid.ts";
 import { insertSettingIfAbsent, readSetting } from "../settings/store.ts";
 import { newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
 import {
@@ -242,7 +242,7 @@ export class MerchantsService {
       );
       if (!rotation) throw notFound("Group");
       if (!rotation.rotated) {
-        throw new ApiError(
+        throw new DomainError(
           "INVALID_REQUEST",
           `${MAX_EARLIER_SECRETS} earlier signing secrets are still in their grace period: wait until one ` +
             "expires, or rotate with graceSeconds 0",

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
+import { secretMatches } from "../crypto/secret-hash.ts";
 import { ApiError } from "../http/errors.ts";
-import { secretMatches } from "../http/secret-hash.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** GET /metrics, for Prometheus; behind a bearer token when METRICS_TOKEN is set. */

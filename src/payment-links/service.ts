@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../http/schemas.ts";
+import { UUID_PATTERN } from "../format/uuid.ts";
 import { type Metadata, storedMetadata } from "../payments/core/metadata.ts";
 import type { Currency } from "../payments/core/money.ts";
 import type { ActiveSafeSites } from "../payments/create/safe-sites.ts";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors/domain-error.ts";
 import type { WebhookOutbox } from "./outbox.ts";
 import {
   countPendingDeliveries,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { UUID_PATTERN } from "../../http/schemas.ts";
+import { UUID_PATTERN } from "../../format/uuid.ts";
 import type { Branding } from "../service.ts";
 
 /** A group's logo, for its customer pages on any host the service answers on. */

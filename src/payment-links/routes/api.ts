@@ -1,12 +1,12 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../audit/store.ts";
+import { UUID_PATTERN_SOURCE } from "../../format/uuid.ts";
 import {
   errorResponses,
   merchantSecurity,
   PAGE_LIMIT_PATTERN,
   successEnvelope,
-  UUID_PATTERN_SOURCE,
   uuidParam,
 } from "../../http/schemas.ts";
 import { visibleMetadata } from "../../payments/core/metadata.ts";

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
-import { UUID_PATTERN } from "../../http/schemas.ts";
+import { UUID_PATTERN } from "../../format/uuid.ts";
 import { reachableUrl } from "../../net/unreachable-host.ts";
 import { CheckoutNotFoundError, type ProcessorAdapter, type ProcessorEvent } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors/domain-error.ts";
-import { UUID_PATTERN } from "../../http/schemas.ts";
+import { UUID_PATTERN } from "../../format/uuid.ts";
 import { LINK_OPEN_STATUSES, PAID_STATUSES } from "../core/status.ts";
 import {
   findPayment,

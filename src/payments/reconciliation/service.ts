@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { type Audit, withAudit } from "../../audit/store.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
-import { UUID_PATTERN } from "../../http/schemas.ts";
+import { UUID_PATTERN } from "../../format/uuid.ts";
 import {
   type Checkout,
   CheckoutNotFoundError,

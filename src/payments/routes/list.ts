@@ -1,13 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError } from "../../errors/domain-error.ts";
-import {
-  errorResponses,
-  merchantSecurity,
-  PAGE_LIMIT_PATTERN,
-  successEnvelope,
-  UUID_PATTERN_SOURCE,
-} from "../../http/schemas.ts";
+import { UUID_PATTERN_SOURCE } from "../../format/uuid.ts";
+import { errorResponses, merchantSecurity, PAGE_LIMIT_PATTERN, successEnvelope } from "../../http/schemas.ts";
 import { storableTime } from "../../http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../core/status.ts";
 import type { PaymentQueries } from "../queries/service.ts";

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Database } from "../../db/database.ts";
+import { UUID_PATTERN } from "../../format/uuid.ts";
 import { ApiError } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity, UUID_PATTERN } from "../../http/schemas.ts";
+import { errorResponses, merchantSecurity } from "../../http/schemas.ts";
 import type { Merchant } from "../../merchants/auth.ts";
 import { EventFollower, eventBody } from "../stream.ts";
 

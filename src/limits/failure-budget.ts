@@ -1,4 +1,4 @@
-import { ApiError } from "./errors.ts";
+import { DomainError } from "../errors/domain-error.ts";
 
 const WINDOW_MS = 60_000;
 const MAX_ENTRIES = 10_000;
@@ -19,7 +19,7 @@ export class FailureBudget {
   check(address: string): void {
     const entry = this.failures.get(address);
     if (!entry || Date.now() - entry.since > WINDOW_MS) return;
-    if (entry.count >= this.perMinute) throw new ApiError("RATE_LIMIT_EXCEEDED", this.message);
+    if (entry.count >= this.perMinute) throw new DomainError("RATE_LIMIT_EXCEEDED", this.message);
   }
 
   record(address: string): void {
