@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { startService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { startService } from "../src/server/lifecycle.ts";
 
 const DOCUMENT = "docs/openapi.json";
 const TYPES = "packages/client/src/generated/api.ts";

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Page } from "playwright-core";
-import { startService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { startService } from "../src/server/lifecycle.ts";
 
 const OUT = "docs/images";
 const PASSWORD = "screenshot password 1";

@@ -65,7 +65,7 @@ async function main() {
   // about a second of modules, which the thread's start used to wait behind.
   const opening = openDatabase(config);
   opening.catch(() => {}); // startService awaits it; a failure before then is not "unhandled"
-  const { startService } = await import("./app.ts");
+  const { startService } = await import("./server/lifecycle.ts");
   const service = await startService(config, { opening });
   const { merchants } = service.services;
   const adminToken = service.adminAuth.unclaimed;

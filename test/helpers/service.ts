@@ -1,8 +1,8 @@
 import Stripe from "stripe";
-import { type RunningService, startService } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { ProcessorAdapter } from "../../src/processor/port.ts";
+import { type RunningService, startService } from "../../src/server/lifecycle.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Behaviour, Receiver } from "./receiver.ts";

@@ -1,0 +1,94 @@
+// The services the surfaces and workers share, built once per running service.
+import type { FastifyBaseLogger } from "fastify";
+import { AccountsService } from "../accounts/service.ts";
+import { TwoFactorService } from "../accounts/two-factor.ts";
+import { Branding } from "../branding/service.ts";
+import type { Config } from "../config.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import type { Database } from "../db/database.ts";
+import { smtpMailer } from "../mail/mailer.ts";
+import { MerchantAuthenticator } from "../merchants/auth.ts";
+import { MerchantsService } from "../merchants/service.ts";
+import { Metrics } from "../metrics/metrics.ts";
+import { PaymentLinks } from "../payment-links/service.ts";
+import { createPayments, type Payments } from "../payments/module.ts";
+import type { ProcessorRegistry } from "../processor/registry.ts";
+import { WebhookOutbox } from "../webhooks/outbox.ts";
+import { WebhookService } from "../webhooks/service.ts";
+import { WebhookSettings } from "../webhooks/settings.ts";
+
+/**
+ * Everything the surfaces (merchant API, admin API, pages, public routes) and the workers share.
+ * One of each per running service: a route or a worker is handed what it needs from here, and
+ * nothing builds a service of its own.
+ */
+export interface Services {
+  config: Config;
+  db: Database;
+  /** The processors of PROCESSOR, in default-route order. */
+  processors: ProcessorRegistry;
+  /** Wakes the webhook dispatcher when a transaction has written deliveries. */
+  outbox: WebhookOutbox;
+  metrics: Metrics;
+  /** The payments core: creation, queries, refunds, processor events, expiry, reconciliation, routing. */
+  payments: Payments;
+  paymentLinks: PaymentLinks;
+  branding: Branding;
+  /** The event log, its deliveries and their replay. */
+  webhooks: WebhookService;
+  /** A group's own webhook URL. */
+  webhookSettings: WebhookSettings;
+  /** Groups, SafeSites, API keys and webhook secrets. */
+  merchants: MerchantsService;
+  /** API keys to their group, cached, with the failed-attempt budget. */
+  merchantAuth: MerchantAuthenticator;
+  /** Dashboard and console accounts: invites, passwords, sessions, roles. */
+  accounts: AccountsService;
+  twoFactor: TwoFactorService;
+  /** Seals secrets at rest (SECRETS_KEY). */
+  box: SecretBox;
+}
+
+export function buildServices(
+  config: Config,
+  db: Database,
+  box: SecretBox,
+  processors: ProcessorRegistry,
+  log: FastifyBaseLogger,
+): Services {
+  const outbox = new WebhookOutbox();
+  const webhooks = new WebhookService(db, outbox);
+  const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
+  const metrics = new Metrics(() => webhooks.queueDepth());
+  const payments = createPayments({
+    db,
+    processors,
+    outbox,
+    config,
+    log,
+    onFailover: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
+  });
+  return {
+    config,
+    db,
+    processors,
+    outbox,
+    metrics,
+    payments,
+    paymentLinks: new PaymentLinks(db, payments.safeSites, payments.creation, payments.queries),
+    webhooks,
+    webhookSettings: new WebhookSettings(db, config.allowedPrivateHosts),
+    branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
+    merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
+    merchantAuth,
+    accounts: new AccountsService(
+      db,
+      config.publicUrl,
+      config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
+      log,
+      config.operatorsRequire2fa,
+    ),
+    twoFactor: new TwoFactorService(db, box, new URL(config.publicUrl).host),
+    box,
+  };
+}

@@ -1,0 +1,92 @@
+// The merchant dashboard (/dashboard) and the operator console (/operator): server-rendered pages
+// on PUBLIC_URL's host.
+import { randomBytes } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyPluginAsync } from "fastify";
+import { accountPages } from "../../account-pages/pages.ts";
+import groupPages from "../../console/groups.ts";
+import operationsPages from "../../console/operations.ts";
+import brandingPages from "../../dashboard/branding.ts";
+import developerPages from "../../dashboard/developers.ts";
+import overviewPage from "../../dashboard/overview.ts";
+import paymentDetailPages from "../../dashboard/payment-detail.ts";
+import paymentLinkPages from "../../dashboard/payment-links.ts";
+import paymentListPages from "../../dashboard/payments.ts";
+import userPages from "../../dashboard/users.ts";
+import { ApiError } from "../../http/errors.ts";
+import { resilientStore } from "../../http/rate-limit-store.ts";
+import type { RedisLink } from "../../limits/redis-link.ts";
+import { installationSecret } from "../../settings/installation-secrets.ts";
+import { assetRoutes, installPageSupport, requireSignIn } from "../../web/plugin.ts";
+import { isLocalUrl } from "../http-app.ts";
+import type { Services } from "../services.ts";
+
+/**
+ * The pages. Auth: a signed-in session (a cookie signed with the installation's secret), a CSRF
+ * token on every form, a strict CSP, on PUBLIC_URL's host only. The dashboard takes merchant users
+ * (and limits the actions that send webhooks per group); the console takes operators.
+ */
+export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | undefined }> = async (
+  app,
+  { services, redis },
+) => {
+  const { config, accounts, payments, webhooks, merchants, twoFactor } = services;
+  // The stylesheet and script: outside the pages' scope, so no session is read to serve them.
+  assetRoutes(app);
+  const sessionSecret = await installationSecret(services.db, services.box, "page_session_secret", () =>
+    randomBytes(32).toString("base64url"),
+  );
+  await app.register(async (web) => {
+    await installPageSupport(web, {
+      db: services.db,
+      accounts,
+      sessionSecret,
+      secure: new URL(config.publicUrl).protocol === "https:",
+      publicHost: isLocalUrl(config.publicUrl) ? null : new URL(config.publicUrl).host,
+      sandbox: config.sandbox,
+    });
+    await web.register(accountPages, { accounts, twoFactor, kind: "merchant" });
+    await web.register(accountPages, { accounts, twoFactor, kind: "operator" });
+
+    await web.register(async (dashboard) => {
+      dashboard.addHook("preValidation", requireSignIn(accounts, "merchant"));
+      // Actions that make the service send webhooks are limited per group, as on the API.
+      await dashboard.register(rateLimit, {
+        global: false,
+        hook: "preHandler",
+        keyGenerator: (request) => request.principal?.groupId ?? request.ip,
+        ...(redis && { store: resilientStore(redis, "checkout-page-rate-limit:") }),
+        skipOnError: true,
+        errorResponseBuilder: (_request, context) =>
+          new ApiError("RATE_LIMIT_EXCEEDED", `Too many requests; retry in ${context.after}`),
+      });
+      await dashboard.register(overviewPage, { queries: payments.queries });
+      await dashboard.register(paymentListPages, { queries: payments.queries });
+      await dashboard.register(paymentDetailPages, { payments, webhooks });
+      await dashboard.register(developerPages, {
+        merchants,
+        webhooks,
+        webhookSettings: services.webhookSettings,
+        accounts,
+      });
+      await dashboard.register(paymentLinkPages, { links: services.paymentLinks });
+      await dashboard.register(brandingPages, {
+        branding: services.branding,
+        canMail: config.smtpUrl !== undefined,
+      });
+      await dashboard.register(userPages, { accounts, twoFactor });
+    });
+
+    await web.register(async (operatorConsole) => {
+      operatorConsole.addHook("preValidation", requireSignIn(accounts, "operator"));
+      await operatorConsole.register(groupPages, { merchants, accounts, routing: payments.routing });
+      await operatorConsole.register(operationsPages, {
+        db: services.db,
+        redis,
+        payments,
+        webhooks,
+        accounts,
+      });
+    });
+  });
+};
