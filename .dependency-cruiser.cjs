@@ -47,6 +47,14 @@ module.exports = {
       to: { path: "^src/http/" },
     },
     {
+      name: "pages-share-only-the-kit",
+      severity: "error",
+      comment:
+        "The dashboard, the console and the account pages share what they have in common through web/ only.",
+      from: { path: "^src/(dashboard|console|account-pages|checkout)/" },
+      to: { path: "^src/(dashboard|console|account-pages|checkout)/", pathNot: "^src/$1/" },
+    },
+    {
       name: "processor-port-stands-alone",
       severity: "error",
       comment: "The processor port and its adapters know nothing of the service's modules.",

@@ -1,15 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { AccountsService, Role } from "../accounts/service.ts";
-import { auditBy, auditContext } from "../dashboard/common.ts";
-import { roleOptions } from "../dashboard/users.ts";
 import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { displayName, siteUrl } from "../merchants/routes/schemas.ts";
 import type { MerchantsService } from "../merchants/service.ts";
 import type { ProcessorRouting } from "../payments/routing/service.ts";
 import { routesAsText, routesFromText } from "../payments/routing/text.ts";
+import { auditBy, auditContext } from "../web/audit.ts";
 import { time } from "../web/format.ts";
-import { activationForm, formBody, inviteForm, publicKeyParam } from "../web/forms.ts";
+import { activationForm, formBody, inviteForm, publicKeyParam, roleOptions } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import { consolePage } from "./common.ts";

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { auditQuery, sendAuditLog } from "../account-pages/audit-view.ts";
 import type { AccountsService } from "../accounts/service.ts";
-import { auditBy, auditContext } from "../dashboard/common.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { money } from "../format/money.ts";
@@ -13,6 +11,8 @@ import { recoveryWindowFromForm } from "../http/window.ts";
 import type { RedisLink } from "../limits/redis-link.ts";
 import type { ReconciliationItemKind } from "../payments/core/store.ts";
 import type { Payments } from "../payments/module.ts";
+import { auditBy, auditContext } from "../web/audit.ts";
+import { auditQuery, sendAuditLog } from "../web/audit-view.ts";
 import { time } from "../web/format.ts";
 import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { type Branding, MAX_LOGO_BYTES } from "../branding/service.ts";
 import { DomainError } from "../errors/domain-error.ts";
+import { auditBy } from "../web/audit.ts";
 import { type CustomerBrand, sendCustomerPage } from "../web/customer.ts";
 import { html } from "../web/html.ts";
 import { csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
 import { acceptMultipart, type FormFile, isFormFile } from "../web/multipart.ts";
-import { auditBy, merchantOf } from "./common.ts";
+import { merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 /** What the branding form posts (multipart: it carries the logo). */

@@ -1,25 +1,10 @@
 import type { FastifyRequest } from "fastify";
-import { type AuditContext, actorOf, type Principal } from "../accounts/service.ts";
-import type { AuditEntry } from "../audit/store.ts";
+import type { Principal } from "../accounts/service.ts";
 import { pageSender } from "../web/layout.ts";
 
 /** The guard has run: a merchant user of one group. */
 export function merchantOf(request: FastifyRequest): Principal & { groupId: string } {
   return request.principal as Principal & { groupId: string };
 }
-
-export const auditContext = (request: FastifyRequest): AuditContext => ({
-  actor: actorOf(request.principal as Principal),
-  address: request.ip,
-});
-
-/** An audit entry for what the signed-in account did, from this request's address. */
-export const auditBy = (
-  request: FastifyRequest,
-  groupId: string | null,
-  action: string,
-  target: string | null = null,
-  detail: unknown = null,
-): AuditEntry => ({ groupId, action, target, detail, ...auditContext(request) });
 
 export const dashboardPage = pageSender("dashboard");

@@ -4,13 +4,14 @@ import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { recoveryWindowFromForm } from "../http/window.ts";
 import type { MerchantsService } from "../merchants/service.ts";
+import { auditBy, auditContext } from "../web/audit.ts";
 import { time } from "../web/format.ts";
 import { activationForm, buttonForm, formBody, publicKeyParam, windowFields } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import type { WebhookSettings } from "../webhooks/settings.ts";
-import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
+import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 /** Receivers keep verifying with the previous secret this long after a rotation. */

@@ -9,13 +9,14 @@ import { refundableAmount } from "../payments/core/status.ts";
 import type { Payments } from "../payments/module.ts";
 import type { RefundReason } from "../payments/refunds/store.ts";
 import { isPaidAfterCancel } from "../payments/resource.ts";
+import { auditBy, auditContext } from "../web/audit.ts";
 import { parseMajorUnits, time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge, statusChangeReason, words } from "../web/labels.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
 import type { WebhookService } from "../webhooks/service.ts";
-import { auditBy, auditContext, dashboardPage, merchantOf } from "./common.ts";
+import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 const paymentParams = {

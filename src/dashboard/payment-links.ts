@@ -4,12 +4,13 @@ import { money } from "../format/money.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { linkUrl, type PaymentLinks } from "../payment-links/service.ts";
 import { CURRENCIES } from "../payments/core/money.ts";
+import { auditBy } from "../web/audit.ts";
 import { parseMajorUnits, time } from "../web/format.ts";
 import { activationForm, formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
 import { qrCode } from "../web/qr.ts";
-import { auditBy, merchantOf } from "./common.ts";
+import { merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
 const linkParams = {

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { auditQuery, sendAuditLog } from "../account-pages/audit-view.ts";
 import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { uuidParam } from "../http/schemas.ts";
+import { auditContext } from "../web/audit.ts";
+import { auditQuery, sendAuditLog } from "../web/audit-view.ts";
 import { time } from "../web/format.ts";
-import { formBody, inviteForm } from "../web/forms.ts";
+import { formBody, inviteForm, roleOptions } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
-import { auditContext, dashboardPage, merchantOf } from "./common.ts";
+import { dashboardPage, merchantOf } from "./common.ts";
 import { ensureAllowed } from "./permissions.ts";
 
 const userParams = {
@@ -16,11 +17,6 @@ const userParams = {
   properties: { userId: uuidParam("User") },
 } as const;
 const roleForm = formBody({ role: { type: "string", enum: [...ROLES] } }, ["role"]);
-
-export const roleOptions = (selected: Role | null) =>
-  ROLES.map(
-    (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
-  );
 
 const requireForm = formBody({ required: { type: "string", enum: ["true", "false"] } }, ["required"]);
 

@@ -2,7 +2,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DatabaseUnavailableError } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import { ApiError, type ErrorCode } from "./errors.ts";
-import { sendPage } from "./html.ts";
 import { resourceOfParam } from "./schemas.ts";
 import { describeValidation } from "./validation-messages.ts";
 
@@ -53,37 +52,31 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   return new ApiError("INTERNAL_ERROR", "An unexpected error occurred");
 }
 
-const CUSTOMER_PAGE = /^\/(pay|return)\//;
+/**
+ * A page instead of the JSON envelope, for a path people open in a browser: the answer sent, or
+ * undefined when the path is the API's. The pages' kit provides it; this layer knows no HTML.
+ */
+export type PageAnswer = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 /**
  * Errors the router raises before any route runs (an undecodable URL, an over-long path
  * parameter): the same envelope as everything else, or a page on the customer's paths.
  */
-export function answerFrameworkError(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): void {
-  // An id that long, or a path that does not decode, names nothing that exists.
-  const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
-  request.log.info({ code: error.code }, "unroutable request");
-  if (CUSTOMER_PAGE.test(request.url)) {
-    void sendPage(
-      reply,
-      404,
-      "Not found",
-      "<h1>Payment link not found</h1><p>Check the link you were given.</p>",
-    );
-    return;
-  }
-  const apiError = tooLong
-    ? new ApiError("NOT_FOUND", "Resource not found")
-    : new ApiError("INVALID_REQUEST", "The request URL is not valid");
-  void reply.code(apiError.statusCode).send(apiError.toBody());
-}
+export const answerFrameworkError =
+  (page: PageAnswer) =>
+  (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    // An id that long, or a path that does not decode, names nothing that exists.
+    const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+    request.log.info({ code: error.code }, "unroutable request");
+    if (page(request, reply)) return;
+    const apiError = tooLong
+      ? new ApiError("NOT_FOUND", "Resource not found")
+      : new ApiError("INVALID_REQUEST", "The request URL is not valid");
+    void reply.code(apiError.statusCode).send(apiError.toBody());
+  };
 
 /** One envelope for every error, including the framework's own (bad JSON, unknown route). */
-export function installErrorEnvelope(app: FastifyInstance): void {
+export function installErrorEnvelope(app: FastifyInstance, notFoundPage: PageAnswer): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error as FastifyError, request);
     // The request id is on every line. Only the unexpected carries a stack.
@@ -102,10 +95,8 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     reply.code(apiError.statusCode).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
-    if (/^\/(dashboard|operator)(\/|$)/.test(request.url)) {
-      const home = request.url.startsWith("/operator") ? "/operator" : "/dashboard";
-      return sendPage(reply, 404, "Not found", `<h1>Page not found</h1><p><a href="${home}">Back</a></p>`);
-    }
+    const page = notFoundPage(request, reply);
+    if (page) return page;
     const error = new ApiError("NOT_FOUND", `Route ${request.method} ${request.url.split("?")[0]} not found`);
     reply.code(404).send(error.toBody());
   });

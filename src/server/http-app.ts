@@ -8,6 +8,7 @@ import { answerFrameworkError, installErrorEnvelope } from "../http/error-handle
 import { errorResponseSchema } from "../http/errors.ts";
 import { loggerOptions } from "../http/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { customerPathError, pageNotFound } from "../web/service-pages.ts";
 
 export function createHttpApp(config: Config): FastifyInstance {
   return Fastify({
@@ -21,7 +22,7 @@ export function createHttpApp(config: Config): FastifyInstance {
       typeof config.trustProxy === "number"
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: answerFrameworkError(customerPathError),
     // Mistyped input is an error, never silently converted ("100" is not an amount).
     ajv: { customOptions: { coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
@@ -29,7 +30,7 @@ export function createHttpApp(config: Config): FastifyInstance {
 
 /** One error envelope, a body guard, the request's id and timing on every answer of every surface. */
 export function installCommonHooks(app: FastifyInstance, metrics: Metrics): void {
-  installErrorEnvelope(app);
+  installErrorEnvelope(app, pageNotFound);
   app.addSchema(errorResponseSchema);
   app.addHook("preValidation", rejectUnstorableBody);
   // Hooks that wait for nothing take a callback: an async hook costs every request a promise.

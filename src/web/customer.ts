@@ -51,6 +51,8 @@ footer{max-width:30rem;margin:0 auto;padding:0 1rem 2rem;color:#5b6470;font-size
 /** How a page may be shown: framed by the dashboard's own preview, with a logo not yet saved. */
 export interface CustomerPageOptions {
   preview?: boolean;
+  /** The footer on where card details go: for pages on a payment's way, not the service's own. */
+  footer?: boolean;
 }
 
 /** A customer page: the merchant's header, `body`, and a footer saying where card details go. */
@@ -68,7 +70,7 @@ export function customerPage(
 <meta name="referrer" content="no-referrer"><title>${title} · ${brand.name}</title><style>${new Html(css)}</style></head>
 <body><header><div class="inner">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="">` : ""}<span class="merchant">${brand.name}</span></div></header>
 <main>${body}</main>
-<footer>Card details are entered on the payment processor's own page, never here.</footer></body></html>`;
+${options.footer === false ? "" : html`<footer>Card details are entered on the payment processor's own page, never here.</footer>`}</body></html>`;
   return {
     text: page.text,
     csp: options.preview

@@ -1,6 +1,7 @@
 // Form schemas the pages share. Every form carries `_csrf`; the rest is what the form asks for.
-import { ROLES } from "../accounts/service.ts";
+import { ROLES, type Role } from "../accounts/service.ts";
 import { describedPattern } from "../http/validation-messages.ts";
+import { html } from "./html.ts";
 
 const CSRF = { _csrf: { type: "string", maxLength: 200 } } as const;
 
@@ -40,3 +41,9 @@ const minute = {
 
 /** A recovery window from two datetime-local inputs, read as UTC (the forms say so). */
 export const windowFields = { since: minute, until: minute } as const;
+
+/** The role choices of a select, the current one selected. */
+export const roleOptions = (selected: Role | null) =>
+  ROLES.map(
+    (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
+  );

@@ -137,6 +137,21 @@ describe("malformed, oversized and hostile input", () => {
       const page = await service.request("GET", path);
       assert.equal(page.status, 404, path);
       assert.match(page.headers.get("content-type") ?? "", /text\/html/, path);
+      assert.match(String(page.body), /<h1>Payment link not found<\/h1>/, path);
+      // The pages' one kit: its stylesheet by hash, nothing inline allowed.
+      assert.doesNotMatch(page.headers.get("content-security-policy") ?? "", /unsafe-inline/, path);
+    }
+    for (const [path, home] of [
+      ["/dashboard/no-such-page", "/dashboard"],
+      ["/operator/no-such-page", "/operator"],
+    ]) {
+      const page = await service.request("GET", path as string);
+      assert.equal(page.status, 404, path);
+      assert.match(
+        String(page.body),
+        new RegExp(`<h1>Page not found</h1><p><a href="${home}">Back</a>`),
+        path,
+      );
     }
   });
 

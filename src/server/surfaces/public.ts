@@ -7,13 +7,13 @@ import logoRoute from "../../branding/routes/logo.ts";
 import checkoutRoutes from "../../checkout/routes.ts";
 import { hashSecret } from "../../crypto/secret-hash.ts";
 import healthRoutes from "../../health/routes.ts";
-import { sendPage } from "../../http/html.ts";
 import { resilientStore } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
 import metricsRoutes from "../../metrics/routes.ts";
 import { finishOpenApiDocument, SWAGGER_UI_STYLE_HASH } from "../../openapi/document.ts";
 import paymentLinkPage from "../../payment-links/routes/page.ts";
 import processorWebhookRoute from "../../payments/routes/processor-webhooks.ts";
+import { homePage } from "../../web/service-pages.ts";
 import { isLocalUrl } from "../http-app.ts";
 import type { Services } from "../services.ts";
 
@@ -108,18 +108,7 @@ export const publicRoutes: FastifyPluginAsync<{ services: Services; redis: Redis
 ) => {
   const { config, payments } = services;
   // The service's own address names where to go, instead of a JSON 404.
-  app.get("/", { schema: { hide: true } }, async (_request, reply) =>
-    sendPage(
-      reply,
-      200,
-      "Checkout service",
-      `<h1>Checkout service</h1><ul>
-<li><a href="/dashboard">Merchant dashboard</a></li>
-<li><a href="/operator">Operator console</a></li>
-<li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI</a>)</li>
-<li><a href="/health">Health</a></li></ul>`,
-    ),
-  );
+  app.get("/", { schema: { hide: true } }, async (_request, reply) => homePage(reply));
   await app.register(checkoutRoutes, {
     queries: payments.queries,
     processorEvents: payments.processorEvents,

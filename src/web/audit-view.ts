@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountsService } from "../accounts/service.ts";
 import type { AuditRow } from "../audit/store.ts";
 import { NUMERIC_ID_PATTERN } from "../http/schemas.ts";
-import { time } from "../web/format.ts";
-import { html } from "../web/html.ts";
-import { type Audience, pageSender } from "../web/layout.ts";
+import { time } from "./format.ts";
+import { html } from "./html.ts";
+import { type Audience, pageSender } from "./layout.ts";
 
 const AUDIT_PAGE = 100;
 
