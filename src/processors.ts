@@ -9,7 +9,7 @@ import type { ProcessorAdapter } from "./processor/port.ts";
 import { stripeAdapter } from "./processor/stripe/adapter.ts";
 import { createSandbox, type Sandbox } from "./sandbox/app.ts";
 import { installationSecret } from "./settings/installation-secrets.ts";
-import { sandboxObjectStore } from "./settings/sandbox-objects.ts";
+import { sandboxObjectStore } from "./settings/store.ts";
 
 /** What the sandbox's two accounts accept and sign with: made per installation, never well known. */
 export interface SandboxAccounts {
