@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { Queryable } from "../src/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
-import { insertEventsWithDeliveries } from "../src/webhooks/store.ts";
+import { insertEventsWithDeliveries } from "../test/helpers/webhook-backlog.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
 
 const args = new Set(process.argv.slice(2));

@@ -12,7 +12,7 @@ import { insertPayment } from "../src/payments/create/store.ts";
 import { claimDueForExpiry } from "../src/payments/expiry/store.ts";
 import { listPaymentSummaries, listPayments } from "../src/payments/queries/store.ts";
 import { paymentsChangedBetween } from "../src/payments/reconciliation/store.ts";
-import { listEventsAfterEvent } from "../src/webhooks/store.ts";
+import { listEventsAfterEvent } from "../src/webhooks/sql/read-models.ts";
 import {
   ADMIN_TOKEN,
   CONNECTIONS,

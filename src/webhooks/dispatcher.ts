@@ -7,15 +7,15 @@ import type { WebhookOutbox } from "./outbox.ts";
 import { buildRequest } from "./request.ts";
 import type { Resolver } from "./safe-connect.ts";
 import { type AttemptResult, WebhookSender } from "./sender.ts";
+import { OUTBOX_CHANNEL } from "./sql/outbox.ts";
 import {
   type AttemptRecord,
   anyDueDeliveries,
   type ClaimedDelivery,
   claimDueDeliveries,
-  OUTBOX_CHANNEL,
   recordAttempts,
   releaseUnsentClaims,
-} from "./store.ts";
+} from "./sql/queue.ts";
 
 /** Distinct sealed secrets kept open in memory: one or two per active group. */
 const REVEALED_CACHE_SIZE = 1000;

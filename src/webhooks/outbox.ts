@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Queryable } from "../db/database.ts";
-import { insertEvent, insertEventWithDelivery } from "./store.ts";
+import { insertEvent, insertEventWithDelivery } from "./sql/outbox.ts";
 
 /** A finished webhook, as the module that caused it built it. */
 export interface OutboxMessage {

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { ClaimedDelivery } from "./store.ts";
+import type { ClaimedDelivery } from "./sql/queue.ts";
 
 export const USER_AGENT = "Service-Webhook/1.0";
 

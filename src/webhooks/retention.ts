@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/database.ts";
 import { startPeriodic, type Worker } from "../jobs/periodic.ts";
-import { deleteAttemptsBefore } from "./store.ts";
+import { deleteAttemptsBefore } from "./sql/operations.ts";
 
 const BATCH = 5000;
 const INTERVAL_MS = 60 * 60 * 1000;

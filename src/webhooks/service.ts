@@ -3,18 +3,16 @@ import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { notFound } from "../errors/domain-error.ts";
 import type { WebhookOutbox } from "./outbox.ts";
+import { countPendingDeliveries, oldestPendingDelivery } from "./sql/operations.ts";
+import { insertRecoveryDeliveries, insertRedelivery } from "./sql/outbox.ts";
 import {
-  countPendingDeliveries,
   type EventRow,
-  insertRecoveryDeliveries,
-  insertRedelivery,
   listAttemptsOfDeliveries,
   listDeliveriesOfEvents,
   listEventsOfTransaction,
   listEventsSince,
   listFailedDeliveries,
-  oldestPendingDelivery,
-} from "./store.ts";
+} from "./sql/read-models.ts";
 import { eventBody } from "./stream.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

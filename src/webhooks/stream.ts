@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/database.ts";
-import { type EventRow, eventCreatedAt, listEventsAfterEvent, listEventsSince } from "./store.ts";
+import { type EventRow, eventCreatedAt, listEventsAfterEvent, listEventsSince } from "./sql/read-models.ts";
 
 const PAGE = 200;
 /**

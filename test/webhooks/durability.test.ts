@@ -5,16 +5,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Database } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
-import {
-  anyDueDeliveries,
-  claimDueDeliveries,
-  INTERRUPTED_ATTEMPT,
-  insertEventsWithDeliveries,
-} from "../../src/webhooks/store.ts";
+import { anyDueDeliveries, claimDueDeliveries, INTERRUPTED_ATTEMPT } from "../../src/webhooks/sql/queue.ts";
 import { createTestDatabase, migratedDataDir, onPostgres, openTestPostgres } from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { insertEventsWithDeliveries } from "../helpers/webhook-backlog.ts";
 
 /** A database that outlives one service: reopened by each start, removed at the end. */
 async function durableDatabase(): Promise<{ open: () => Promise<Database>; remove: () => Promise<void> }> {

@@ -1,0 +1,112 @@
+// The outbox: events and their deliveries, written in the transaction of the change they tell of,
+// and the deliveries a resend or a recovery adds.
+import type { Queryable } from "../../db/database.ts";
+
+/** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
+export const OUTBOX_CHANNEL = "webhook_outbox";
+
+export interface NewEvent {
+  id: string;
+  groupId: string;
+  transactionId: string;
+  event: string;
+  status: string;
+  payload: Record<string, unknown>;
+}
+
+export interface NewDelivery {
+  id: string;
+  url: string;
+  destination: string;
+}
+
+/** An event with nowhere to deliver it, kept for the event feed. */
+export async function insertEvent(q: Queryable, event: NewEvent): Promise<void> {
+  await q.query(
+    "INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload) VALUES ($1, $2, $3, $4, $5, $6)",
+    [event.id, event.transactionId, event.groupId, event.event, event.status, JSON.stringify(event.payload)],
+  );
+}
+
+/** One statement: the event, its delivery, and the NOTIFY that wakes dispatchers on commit. */
+export async function insertEventWithDelivery(
+  q: Queryable,
+  event: NewEvent,
+  delivery: NewDelivery,
+): Promise<void> {
+  await q.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT $7, id, $8, $9, 'pending' FROM event
+     )
+     SELECT pg_notify($10, '')`,
+    [
+      event.id,
+      event.transactionId,
+      event.groupId,
+      event.event,
+      event.status,
+      JSON.stringify(event.payload),
+      delivery.id,
+      delivery.url,
+      delivery.destination,
+      OUTBOX_CHANNEL,
+    ],
+  );
+}
+
+/**
+ * A fresh delivery of an existing event of one group and transaction, to the URL its earlier
+ * deliveries used. False when there is no such event or it never had a destination.
+ */
+export async function insertRedelivery(
+  q: Queryable,
+  where: { groupId: string; transactionId: string; eventId: string },
+  deliveryId: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    `WITH target AS (
+       SELECT d.event_id, d.url, d.destination FROM webhook_deliveries d
+       JOIN webhook_events e ON e.id = d.event_id
+       WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4
+       ORDER BY d.created_at DESC LIMIT 1
+     ), inserted AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT $1, event_id, url, destination, 'pending' FROM target RETURNING id
+     )
+     SELECT pg_notify($5, '') FROM inserted`,
+    [deliveryId, where.eventId, where.groupId, where.transactionId, OUTBOX_CHANNEL],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * A fresh delivery for every event created in [since, until) (of one group, or all) whose
+ * deliveries all failed, to the URL they were sent to; the number queued.
+ */
+export async function insertRecoveryDeliveries(
+  q: Queryable,
+  window: { groupId: string | null; since: Date; until: Date },
+): Promise<number> {
+  const [row] = await q.query<{ queued: number }>(
+    `WITH dropped AS (
+       SELECT DISTINCT ON (e.id) e.id AS event_id, d.url, d.destination
+       FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id
+       WHERE e.created_at >= $2 AND e.created_at < $3 AND ($1::uuid IS NULL OR e.group_id = $1)
+         AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries other WHERE other.event_id = e.id AND other.state <> 'failed'
+         )
+       ORDER BY e.id, d.created_at DESC
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT gen_random_uuid(), event_id, url, destination, 'pending' FROM dropped
+       RETURNING id
+     )
+     SELECT count(*)::int AS queued, pg_notify($4, '') FROM queued`,
+    [window.groupId, window.since, window.until, OUTBOX_CHANNEL],
+  );
+  return row?.queued ?? 0;
+}

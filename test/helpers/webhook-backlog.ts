@@ -1,0 +1,33 @@
+// Backlogs of webhook deliveries in one statement, for the bench and the dispatcher's load tests.
+import type { Queryable } from "../../src/db/database.ts";
+import { type NewDelivery, type NewEvent, OUTBOX_CHANNEL } from "../../src/webhooks/sql/outbox.ts";
+
+/** `count` copies of one event, each with a pending delivery (bench and load tests fill queues with it). */
+export async function insertEventsWithDeliveries(
+  q: Queryable,
+  event: Omit<NewEvent, "id">,
+  delivery: Omit<NewDelivery, "id">,
+  count: number,
+): Promise<void> {
+  await q.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       SELECT gen_random_uuid(), $1, $2, $3, $4, $5 FROM generate_series(1, $6) RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
+       SELECT gen_random_uuid(), id, $7, $8, 'pending' FROM event
+     )
+     SELECT pg_notify($9, '')`,
+    [
+      event.transactionId,
+      event.groupId,
+      event.event,
+      event.status,
+      JSON.stringify(event.payload),
+      count,
+      delivery.url,
+      delivery.destination,
+      OUTBOX_CHANNEL,
+    ],
+  );
+}
