@@ -12,34 +12,36 @@ import {
   type AccountKind,
   type AccountRow,
   countOwnersForUpdate,
+  findAccount,
+  findAccountByEmail,
+  insertAccount,
+  listGroupAccounts,
+  type Role,
+  removeAccount,
+  type SessionAccount,
+  setFirstPassword,
+  setPasswordHash,
+  updateRole,
+} from "./sql/accounts.ts";
+import { giveBackPasswordCheck, resetPasswordChecks, takePasswordCheck } from "./sql/budgets.ts";
+import {
+  findLinkAccount,
+  insertInvite,
+  insertPasswordReset,
+  revokeOpenInvites,
+  useInvite,
+  useReset,
+} from "./sql/links.ts";
+import {
   deleteAccountWebSession,
   deleteAllWebSessions,
   deleteOtherWebSessions,
   deleteWebSession,
-  findAccount,
-  findAccountByEmail,
-  findLinkAccount,
-  giveBackPasswordCheck,
-  insertAccount,
-  insertInvite,
-  insertPasswordReset,
-  listGroupAccounts,
   listWebSessions,
-  type Role,
   rebindWebSession,
-  removeAccount,
-  resetPasswordChecks,
-  revokeOpenInvites,
-  type SessionAccount,
-  setFirstPassword,
-  setPasswordHash,
-  takePasswordCheck,
-  updateRole,
-  useInvite,
-  useReset,
-} from "./store.ts";
+} from "./sql/sessions.ts";
 
-export type { AccountKind, Role, SessionAccount } from "./store.ts";
+export type { AccountKind, Role, SessionAccount } from "./sql/accounts.ts";
 export const ROLES: readonly Role[] = ["owner", "developer", "viewer"];
 
 /** An invite: single use, 72 hours. */

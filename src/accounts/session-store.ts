@@ -7,13 +7,8 @@ import type { SessionStore } from "@fastify/session";
 import { insertAuditEntry } from "../audit/store.ts";
 import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import {
-  deleteWebSession,
-  findWebSession,
-  insertWebSession,
-  type SessionAccount,
-  updateWebSession,
-} from "./store.ts";
+import type { SessionAccount } from "./sql/accounts.ts";
+import { deleteWebSession, findWebSession, insertWebSession, updateWebSession } from "./sql/sessions.ts";
 
 type Callback = (error?: unknown) => void;
 

@@ -10,7 +10,9 @@ import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
 import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
-import { deleteOtherWebSessions, findAccount, resetPasswordChecks, takePasswordCheck } from "./store.ts";
+import { findAccount } from "./sql/accounts.ts";
+import { resetPasswordChecks, takePasswordCheck } from "./sql/budgets.ts";
+import { deleteOtherWebSessions } from "./sql/sessions.ts";
 import {
   acceptStep,
   anyUnusedRecoveryCode,
