@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OPERATION_IDS } from "../../src/openapi/document.ts";
+import { OPERATION_IDS } from "../../src/openapi/operations.ts";
 import { paidOrphan } from "../helpers/orphans.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { ADMIN_TOKEN, startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
