@@ -3,6 +3,7 @@
 import type { ListPaymentsParams, Payment, PaymentPage, RefundInput } from "@checkout-service/client";
 import { type Command, Option } from "commander";
 import { money } from "../../format/money.ts";
+import { PAYMENT_STATUSES } from "../../payments/core/status.ts";
 import { CliError } from "../api-client.ts";
 import {
   asMerchant,
@@ -16,20 +17,6 @@ import {
 } from "../context.ts";
 import { listen, listenStatePath, loadListenState } from "../listen.ts";
 import { table } from "../output.ts";
-
-const STATUSES = [
-  "pending",
-  "processing",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "expired",
-  "refunded",
-  "partially_refunded",
-  "disputed",
-  "dispute_won",
-  "dispute_lost",
-] as const;
 
 /** A time to the second, in UTC, as the pages show it without their script. */
 const when = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : "—");
@@ -79,7 +66,7 @@ export function merchantCommands(program: Command): void {
   payments
     .command("list")
     .description("payments, newest first, a page at a time")
-    .addOption(new Option("--status <status>", "only this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only this status").choices(PAYMENT_STATUSES))
     .option("--from <time>", "created at or after (ISO 8601)", isoTime)
     .option("--to <time>", "created before (ISO 8601)", isoTime)
     .option("--limit <n>", "1 to 100 (default 20)", wholeNumber("--limit"))
