@@ -58,6 +58,28 @@ describe("documentation links", () => {
     assert.deepEqual(broken, []);
   });
 
+  it("no comment or doc sends a reader to a document outside the repository", () => {
+    const outside = /\bDESIGN\b|\b[Ss]pec §|§\s?\d|checkout-api\.md|shared\/(spec|DESIGN)/;
+    const files = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? files(join(dir, entry.name))
+          : /\.(ts|md|sql|sh|cjs|mjs)$/.test(entry.name)
+            ? [join(dir, entry.name)]
+            : [],
+      );
+    const pointing = ["src", "test", "docs", "bench", "chaos", "scripts", "packages/client/src"]
+      .flatMap(files)
+      .concat("README.md")
+      .filter((file) => !file.endsWith("links.test.ts"))
+      .flatMap((file) =>
+        readFileSync(join(ROOT, file), "utf8")
+          .split("\n")
+          .flatMap((line, index) => (outside.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+      );
+    assert.deepEqual(pointing, []);
+  });
+
   it("the README stays a first read, and the performance reference a reference", () => {
     for (const [file, most] of [
       ["README.md", 200],
