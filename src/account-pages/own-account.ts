@@ -1,8 +1,9 @@
 // The signed-in account's own page: its password, two-factor sign-in and sessions, the same for
 // merchant users (/dashboard/account) and operators (/operator/account).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { Accounts } from "../accounts/module.ts";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
-import type { AccountKind, AccountsService, Principal } from "../accounts/service.ts";
+import type { AccountKind, Principal } from "../accounts/principal.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { hexDigest } from "../crypto/secret-hash.ts";
 import { time } from "../web/format.ts";
@@ -29,7 +30,7 @@ function flashRefusal(request: FastifyRequest, error: unknown): void {
 }
 
 export const ownAccountPages: FastifyPluginAsync<{
-  accounts: AccountsService;
+  accounts: Accounts;
   twoFactor: TwoFactorService;
   kind: AccountKind;
 }> = async (own, { accounts, twoFactor, kind }) => {
@@ -40,7 +41,7 @@ export const ownAccountPages: FastifyPluginAsync<{
 
   const accountPage = async (request: FastifyRequest, reply: FastifyReply, recoveryCodes?: string[]) => {
     const principal = principalOf(request);
-    const sessions = await accounts.sessions(principal, hexDigest(request.session.sessionId));
+    const sessions = await accounts.sessions.list(principal, hexDigest(request.session.sessionId));
     const enrolment = await twoFactor.enrolment(principal, hexDigest(request.session.sessionId));
     return sendHtml(
       reply,
@@ -122,7 +123,7 @@ ${sessions.map(
   own.post(`${base}/account/password`, { schema: { body: changePasswordBody } }, async (request, reply) => {
     const { current, password } = request.body as { current: string; password: string };
     try {
-      await accounts.changePassword(
+      await accounts.passwords.changePassword(
         principalOf(request),
         current,
         password,
@@ -140,7 +141,7 @@ ${sessions.map(
     `${base}/account/sessions/:sessionId/revoke`,
     { schema: { params: sessionParams } },
     async (request, reply) => {
-      await accounts.revokeSession(
+      await accounts.sessions.revoke(
         principalOf(request),
         (request.params as { sessionId: string }).sessionId,
         request.ip,

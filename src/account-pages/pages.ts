@@ -1,8 +1,9 @@
 // Signing in and out, accepting an invite, resetting a forgotten password, and the account's own
 // page (own-account.ts): the same pages for merchant users (/dashboard) and operators (/operator).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { Accounts } from "../accounts/module.ts";
 import { PASSWORD_MIN_LENGTH } from "../accounts/password.ts";
-import { type AccountKind, type AccountsService, actorOf, type Principal } from "../accounts/service.ts";
+import { type AccountKind, actorOf, type Principal } from "../accounts/principal.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { hexDigest } from "../crypto/secret-hash.ts";
 import { formBody } from "../web/forms.ts";
@@ -33,7 +34,7 @@ async function signInto(request: FastifyRequest, principal: Principal): Promise<
 }
 
 export const accountPages: FastifyPluginAsync<{
-  accounts: AccountsService;
+  accounts: Accounts;
   twoFactor: TwoFactorService;
   kind: AccountKind;
 }> = async (app, { accounts, twoFactor, kind }) => {
@@ -61,7 +62,7 @@ export const accountPages: FastifyPluginAsync<{
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <p><button type="submit">Sign in</button></p></form>
-${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p>` : ""}`,
+${accounts.passwords.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p>` : ""}`,
       }),
     );
 
@@ -79,7 +80,10 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
   };
 
   app.get(`${base}/login`, async (request, reply) => {
-    if (request.session.accountId && (await accounts.principal(request.session.accountId))?.kind === kind) {
+    if (
+      request.session.accountId &&
+      (await accounts.signIn.principal(request.session.accountId))?.kind === kind
+    ) {
       return reply.redirect(base, 303);
     }
     return loginPage(request, reply, 200);
@@ -87,7 +91,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
 
   app.post(`${base}/login`, { schema: { body: loginBody } }, async (request, reply) => {
     const { email, password } = request.body as { email: string; password: string };
-    const result = await accounts.signIn(kind, email, password, request.ip);
+    const result = await accounts.signIn.checkPassword(kind, email, password, request.ip);
     if (result.outcome === "password_right") return signInOrAskForCode(request, reply, result.principal);
     if (result.outcome === "throttled") {
       return throttledLogin(
@@ -136,7 +140,7 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
 
   app.post(`${base}/login/code`, { schema: { body: codeBody } }, async (request, reply) => {
     const { challenge, code } = request.body as { challenge: string; code: string };
-    const principal = await twoFactor.challenged(challenge, (id) => accounts.principal(id));
+    const principal = await twoFactor.challenged(challenge, (id) => accounts.signIn.principal(id));
     if (principal?.kind !== kind) {
       return loginPage(request, reply, 401, "That sign-in has run out. Sign in again.");
     }
@@ -153,9 +157,10 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
 
   app.post(`${base}/logout`, async (request, reply) => {
     const principal = request.session.accountId
-      ? await accounts.principal(request.session.accountId)
+      ? await accounts.signIn.principal(request.session.accountId)
       : undefined;
-    if (principal) await accounts.signOut(principal, hexDigest(request.session.sessionId), request.ip);
+    if (principal)
+      await accounts.sessions.signOut(principal, hexDigest(request.session.sessionId), request.ip);
     await request.session.destroy();
     return reply.redirect(`${base}/login`, 303);
   });
@@ -173,8 +178,8 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
     reply.header("referrer-policy", "no-referrer");
     const account =
       link === "invite"
-        ? await accounts.invitedAccount(kind, token)
-        : await accounts.resetAccount(kind, token);
+        ? await accounts.invites.invitedAccount(kind, token)
+        : await accounts.passwords.resetAccount(kind, token);
     if (!account) {
       return sendHtml(
         reply,
@@ -225,8 +230,8 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
         try {
           const principal =
             link === "invite"
-              ? await accounts.acceptInvite(kind, token, password, request.ip)
-              : await accounts.completeReset(kind, token, password, request.ip);
+              ? await accounts.invites.acceptInvite(kind, token, password, request.ip)
+              : await accounts.passwords.completeReset(kind, token, password, request.ip);
           // A reset replaces the password, not the second factor.
           return await signInOrAskForCode(request, reply, principal);
         } catch (error) {
@@ -257,12 +262,12 @@ ${accounts.mailsLinks ? html`<p><a href="${base}/forgot">Forgot password?</a></p
       }),
     );
   app.get(`${base}/forgot`, async (request, reply) => {
-    if (!accounts.mailsLinks) return reply.callNotFound();
+    if (!accounts.passwords.mailsLinks) return reply.callNotFound();
     return forgotPage(request, reply, false);
   });
   app.post(`${base}/forgot`, { schema: { body: forgotBody } }, async (request, reply) => {
-    if (!accounts.mailsLinks) return reply.callNotFound();
-    await accounts.requestResetByEmail(kind, (request.body as { email: string }).email, request.ip);
+    if (!accounts.passwords.mailsLinks) return reply.callNotFound();
+    await accounts.passwords.requestResetByEmail(kind, (request.body as { email: string }).email, request.ip);
     return forgotPage(request, reply, true);
   });
 

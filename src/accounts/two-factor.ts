@@ -9,7 +9,7 @@ import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
-import { type AuditContext, accountBudget, actorOf, type Principal } from "./service.ts";
+import { type AuditContext, accountBudget, actorOf, type Principal } from "./principal.ts";
 import { findAccount } from "./sql/accounts.ts";
 import { resetPasswordChecks, takePasswordCheck } from "./sql/budgets.ts";
 import { deleteOtherWebSessions } from "./sql/sessions.ts";

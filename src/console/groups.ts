@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { AccountsService, Role } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
+import type { Role } from "../accounts/principal.ts";
 import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { displayName, siteUrl } from "../merchants/routes/schemas.ts";
@@ -44,7 +45,7 @@ const GROUPS_SHOWN = 500;
  */
 const groupPages: FastifyPluginAsync<{
   merchants: MerchantsService;
-  accounts: AccountsService;
+  accounts: Accounts;
   routing: ProcessorRouting;
 }> = async (app, { merchants, accounts, routing }) => {
   const renderList = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
@@ -96,7 +97,7 @@ ${groups.map(
     const [group, keys, users, routes] = await Promise.all([
       merchants.getGroup(groupId),
       merchants.keys(groupId),
-      accounts.groupUsers(groupId),
+      accounts.members.list(groupId),
       routing.get(groupId),
     ]);
     const base = `/operator/groups/${group.groupId}`;
@@ -204,7 +205,7 @@ ${keys.map(
     async (request, reply) => {
       const { groupId } = request.params as { groupId: string };
       const { email, role } = request.body as { email: string; role: Role };
-      const invited = await accounts.inviteUser(groupId, email, role, auditContext(request));
+      const invited = await accounts.invites.inviteUser(groupId, email, role, auditContext(request));
       return renderGroup(
         request,
         reply,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { AccountsService } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError } from "../errors/domain-error.ts";
 import { money } from "../format/money.ts";
@@ -53,7 +53,7 @@ const operationsPages: FastifyPluginAsync<{
   redis: RedisLink | undefined;
   payments: Payments;
   webhooks: WebhookService;
-  accounts: AccountsService;
+  accounts: Accounts;
 }> = async (app, { db, redis, payments, webhooks, accounts }) => {
   app.get("/operator/reconciliation", async (request, reply) => {
     const items = await payments.reconciliation.queue(QUEUE_SHOWN);

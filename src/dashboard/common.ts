@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { Principal } from "../accounts/service.ts";
+import type { Principal } from "../accounts/principal.ts";
 import { pageSender } from "../web/layout.ts";
 
 /** The guard has run: a merchant user of one group. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { AccountsService } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
 import { ApiError } from "../http/errors.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { recoveryWindowFromForm } from "../http/window.ts";
@@ -34,7 +34,7 @@ const developerPages: FastifyPluginAsync<{
   merchants: MerchantsService;
   webhooks: WebhookService;
   webhookSettings: WebhookSettings;
-  accounts: AccountsService;
+  accounts: Accounts;
 }> = async (app, { merchants, webhooks, webhookSettings, accounts }) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
@@ -141,7 +141,13 @@ ${
       const principal = merchantOf(request);
       ensureAllowed(principal, "see_webhook_secret");
       const secret = await merchants.webhookSecret(principal.groupId);
-      await accounts.audit(principal.groupId, "webhook_secret.revealed", null, null, auditContext(request));
+      await accounts.members.audit(
+        principal.groupId,
+        "webhook_secret.revealed",
+        null,
+        null,
+        auditContext(request),
+      );
       return render(
         request,
         reply,

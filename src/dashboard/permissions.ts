@@ -1,4 +1,4 @@
-import type { Principal, Role } from "../accounts/service.ts";
+import type { Principal, Role } from "../accounts/principal.ts";
 import { ApiError } from "../http/errors.ts";
 
 /** What a merchant user may do on the dashboard, by role. Reading payments is for all. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { type AccountsService, ROLES, type Role } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
+import { ROLES, type Role } from "../accounts/principal.ts";
 import type { TwoFactorService } from "../accounts/two-factor.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { auditContext } from "../web/audit.ts";
@@ -21,14 +22,14 @@ const roleForm = formBody({ role: { type: "string", enum: [...ROLES] } }, ["role
 const requireForm = formBody({ required: { type: "string", enum: ["true", "false"] } }, ["required"]);
 
 /** /dashboard/users (owners: invite, reset a password, change role, remove) and /dashboard/audit (owners). */
-const userPages: FastifyPluginAsync<{ accounts: AccountsService; twoFactor: TwoFactorService }> = async (
+const userPages: FastifyPluginAsync<{ accounts: Accounts; twoFactor: TwoFactorService }> = async (
   app,
   { accounts, twoFactor },
 ) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
-    const users = await accounts.groupUsers(principal.groupId);
+    const users = await accounts.members.list(principal.groupId);
     return dashboardPage(
       request,
       reply,
@@ -64,9 +65,9 @@ ${users.map(
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
     const { email, role } = request.body as { email: string; role: Role };
-    let invited: Awaited<ReturnType<AccountsService["inviteUser"]>>;
+    let invited: Awaited<ReturnType<Accounts["invites"]["inviteUser"]>>;
     try {
-      invited = await accounts.inviteUser(principal.groupId, email, role, auditContext(request));
+      invited = await accounts.invites.inviteUser(principal.groupId, email, role, auditContext(request));
     } catch (error) {
       if ((error as { code?: string }).code !== "ACCOUNT_EXISTS") throw error;
       // The same words whichever group the address belongs to: one merchant learns nothing of another's users.
@@ -87,7 +88,7 @@ ${users.map(
       const principal = merchantOf(request);
       ensureAllowed(principal, "manage_users");
       const { userId } = request.params as { userId: string };
-      await accounts.changeRole(
+      await accounts.members.changeRole(
         principal.groupId,
         userId,
         (request.body as { role: Role }).role,
@@ -101,7 +102,7 @@ ${users.map(
   app.post("/dashboard/users/:userId/remove", { schema: { params: userParams } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
-    await accounts.removeUser(
+    await accounts.members.remove(
       principal.groupId,
       (request.params as { userId: string }).userId,
       auditContext(request),
@@ -113,7 +114,7 @@ ${users.map(
   app.post("/dashboard/users/:userId/reset", { schema: { params: userParams } }, async (request, reply) => {
     const principal = merchantOf(request);
     ensureAllowed(principal, "manage_users");
-    const reset = await accounts.issueGroupUserReset(
+    const reset = await accounts.passwords.issueGroupUserReset(
       principal.groupId,
       (request.params as { userId: string }).userId,
       auditContext(request),

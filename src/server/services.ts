@@ -1,6 +1,6 @@
 // The services the surfaces and workers share, built once per running service.
 import type { FastifyBaseLogger } from "fastify";
-import { AccountsService } from "../accounts/service.ts";
+import { type Accounts, createAccounts } from "../accounts/module.ts";
 import { TwoFactorService } from "../accounts/two-factor.ts";
 import { Branding } from "../branding/service.ts";
 import type { Config } from "../config.ts";
@@ -43,7 +43,7 @@ export interface Services {
   /** API keys to their group, cached, with the failed-attempt budget. */
   merchantAuth: MerchantAuthenticator;
   /** Dashboard and console accounts: invites, passwords, sessions, roles. */
-  accounts: AccountsService;
+  accounts: Accounts;
   twoFactor: TwoFactorService;
   /** Seals secrets at rest (SECRETS_KEY). */
   box: SecretBox;
@@ -81,13 +81,13 @@ export function buildServices(
     branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,
-    accounts: new AccountsService(
+    accounts: createAccounts({
       db,
-      config.publicUrl,
-      config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
+      publicUrl: config.publicUrl,
+      mailer: config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
       log,
-      config.operatorsRequire2fa,
-    ),
+      operatorsRequire2fa: config.operatorsRequire2fa,
+    }),
     twoFactor: new TwoFactorService(db, box, new URL(config.publicUrl).host),
     box,
   };

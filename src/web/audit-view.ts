@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AccountsService } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
 import type { AuditRow } from "../audit/store.ts";
 import { NUMERIC_ID_PATTERN } from "../http/schemas.ts";
 import { time } from "./format.ts";
@@ -29,13 +29,13 @@ export const auditQuery = {
 
 /** The audit log page: one group's entries for its owners, every entry for operators. */
 export async function sendAuditLog(
-  accounts: AccountsService,
+  accounts: Accounts,
   request: FastifyRequest,
   reply: FastifyReply,
   audience: Audience,
   groupId: string | null,
 ) {
-  const rows = await accounts.auditLog(
+  const rows = await accounts.members.auditLog(
     groupId,
     (request.query as { before?: string }).before ?? null,
     AUDIT_PAGE,

@@ -1,6 +1,6 @@
 // Who did what, from where: the audit entry of a signed-in person's request.
 import type { FastifyRequest } from "fastify";
-import { type AuditContext, actorOf, type Principal } from "../accounts/service.ts";
+import { type AuditContext, actorOf, type Principal } from "../accounts/principal.ts";
 import type { AuditEntry } from "../audit/store.ts";
 
 export const auditContext = (request: FastifyRequest): AuditContext => ({

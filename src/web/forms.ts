@@ -1,5 +1,5 @@
 // Form schemas the pages share. Every form carries `_csrf`; the rest is what the form asks for.
-import { ROLES, type Role } from "../accounts/service.ts";
+import { ROLES, type Role } from "../accounts/principal.ts";
 import { describedPattern } from "../http/validation-messages.ts";
 import { html } from "./html.ts";
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Principal } from "../accounts/service.ts";
+import type { Principal } from "../accounts/principal.ts";
 import { type Fragment, type Html, html } from "./html.ts";
 
 export type Audience = "dashboard" | "operator";

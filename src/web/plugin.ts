@@ -5,7 +5,8 @@ import csrf from "@fastify/csrf-protection";
 import formbody from "@fastify/formbody";
 import session from "@fastify/session";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AccountKind, AccountsService, Principal, SessionAccount } from "../accounts/service.ts";
+import type { Accounts } from "../accounts/module.ts";
+import type { AccountKind, Principal, SessionAccount } from "../accounts/principal.ts";
 import { databaseSessionStore, type SigningIn } from "../accounts/session-store.ts";
 import type { Database } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS, toApiError } from "../http/error-handler.ts";
@@ -42,7 +43,7 @@ const PAGE_CSP =
 
 export interface WebOptions {
   db: Database;
-  accounts: AccountsService;
+  accounts: Accounts;
   sessionSecret: string;
   /** PUBLIC_URL is https: cookies are Secure. */
   secure: boolean;
@@ -151,11 +152,11 @@ export function assetRoutes(app: FastifyInstance): void {
 }
 
 /** Guards a scope: only a signed-in account of `kind`, as it is now (a removed one is signed out). */
-export function requireSignIn(accounts: AccountsService, kind: AccountKind) {
+export function requireSignIn(accounts: Accounts, kind: AccountKind) {
   const login = kind === "merchant" ? "/dashboard/login" : "/operator/login";
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { account } = request.session;
-    const principal = account ? accounts.principalOf(account) : undefined;
+    const principal = account ? accounts.signIn.principalOf(account) : undefined;
     if (!principal || principal.kind !== kind) {
       return reply.redirect(login, 303);
     }

@@ -1,7 +1,7 @@
 // The page helpers that carry a rule: escaping, money in major units, CSV cells, role checks.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Principal, Role } from "../../src/accounts/service.ts";
+import type { Principal, Role } from "../../src/accounts/principal.ts";
 import { csvField } from "../../src/dashboard/payments.ts";
 import { can, type DashboardAction } from "../../src/dashboard/permissions.ts";
 import { money } from "../../src/format/money.ts";

@@ -2,14 +2,15 @@ import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-
 import type { FastifyPluginAsync } from "fastify";
 import { adminSecurity, errorResponses, successEnvelope } from "../../http/schemas.ts";
 import { groupParams } from "../../merchants/routes/schemas.ts";
-import { type AccountsService, ROLES } from "../service.ts";
+import type { Accounts } from "../module.ts";
+import { ROLES } from "../principal.ts";
 
 const email = { type: "string", format: "email", minLength: 3, maxLength: 254 } as const;
 const inviteUrl = { type: "string", description: "Single use, valid 72 hours" } as const;
 const ADMIN = { actor: "admin-token" };
 
 /** Admin API: invite merchant users and operators; each answer carries the invite link. */
-const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = async (scope, { accounts }) => {
+const accountAdminRoutes: FastifyPluginAsync<{ accounts: Accounts }> = async (scope, { accounts }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
   app.post(
@@ -44,7 +45,7 @@ const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = as
     },
     async (request, reply) => {
       const { email: address, role } = request.body;
-      const data = await accounts.inviteUser(request.params.groupId, address, role, {
+      const data = await accounts.invites.inviteUser(request.params.groupId, address, role, {
         ...ADMIN,
         address: request.ip,
       });
@@ -77,7 +78,10 @@ const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = as
       },
     },
     async (request, reply) => {
-      const data = await accounts.inviteOperator(request.body.email, { ...ADMIN, address: request.ip });
+      const data = await accounts.invites.inviteOperator(request.body.email, {
+        ...ADMIN,
+        address: request.ip,
+      });
       return reply.code(201).send({ success: true, data });
     },
   );
@@ -113,7 +117,7 @@ const accountAdminRoutes: FastifyPluginAsync<{ accounts: AccountsService }> = as
     },
     async (request, reply) => {
       const kind = request.body.audience === "dashboard" ? "merchant" : "operator";
-      const data = await accounts.issuePasswordReset(kind, request.body.email, {
+      const data = await accounts.passwords.issuePasswordReset(kind, request.body.email, {
         ...ADMIN,
         address: request.ip,
       });
