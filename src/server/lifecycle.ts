@@ -20,8 +20,7 @@ import { createSandboxFor, makeProcessors, sandboxAccounts } from "../processors
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../receipts/sender.ts";
 import type { Sandbox } from "../sandbox/app.ts";
 import { adminTokenFile } from "../settings/admin-token-file.ts";
-import { WebhookDispatcher } from "../webhooks/dispatcher.ts";
-import { startAttemptRetention } from "../webhooks/retention.ts";
+import { startWebhookWorkers } from "../webhooks/module.ts";
 import type { Resolver } from "../webhooks/safe-connect.ts";
 import { createHttpApp, isLocalUrl, listeningUrl } from "./http-app.ts";
 import { registerSurfaces } from "./routes.ts";
@@ -198,19 +197,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false && config.serviceRoles.includes("workers")) {
       workers.push(...startPaymentWorkers(services.payments, config, app.log));
-      const dispatcher = new WebhookDispatcher({
-        db,
-        outbox: services.outbox,
-        config,
-        log: app.log,
-        metrics: services.metrics,
-        resolver: options.webhookResolver,
-        box: services.box,
-      });
-      await dispatcher.start();
-      workers.push(dispatcher);
-      const retention = startAttemptRetention(db, config.webhookAttemptRetentionDays, app.log);
-      if (retention) workers.push(retention);
+      workers.push(
+        ...(await startWebhookWorkers({
+          outbox: services.outbox,
+          db,
+          config,
+          log: app.log,
+          metrics: services.metrics,
+          box: services.box,
+          resolver: options.webhookResolver,
+        })),
+      );
       if (config.smtpUrl) {
         const receipts = new ReceiptSender(
           db,

@@ -13,9 +13,10 @@ import { Metrics } from "../metrics/metrics.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
-import { WebhookOutbox } from "../webhooks/outbox.ts";
-import { WebhookService } from "../webhooks/service.ts";
-import { WebhookSettings } from "../webhooks/settings.ts";
+import { createWebhooks } from "../webhooks/module.ts";
+import type { WebhookOutbox } from "../webhooks/outbox.ts";
+import type { WebhookService } from "../webhooks/service.ts";
+import type { WebhookSettings } from "../webhooks/settings.ts";
 
 /**
  * Everything the surfaces (merchant API, admin API, pages, public routes) and the workers share.
@@ -56,8 +57,8 @@ export function buildServices(
   processors: ProcessorRegistry,
   log: FastifyBaseLogger,
 ): Services {
-  const outbox = new WebhookOutbox();
-  const webhooks = new WebhookService(db, outbox);
+  const webhookModule = createWebhooks(db, config);
+  const { outbox, events: webhooks } = webhookModule;
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   const metrics = new Metrics(() => webhooks.queueDepth());
   const payments = createPayments({
@@ -77,7 +78,7 @@ export function buildServices(
     payments,
     paymentLinks: new PaymentLinks(db, payments.safeSites, payments.creation, payments.queries),
     webhooks,
-    webhookSettings: new WebhookSettings(db, config.allowedPrivateHosts),
+    webhookSettings: webhookModule.settings,
     branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,

@@ -3,37 +3,20 @@ import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { AttemptRunner } from "./attempt.ts";
+import { OpenedSecrets } from "./opened-secrets.ts";
 import type { WebhookOutbox } from "./outbox.ts";
-import { buildRequest } from "./request.ts";
+import { OutcomeWriter } from "./outcome-writer.ts";
+import { MIN_HOLD_LOADS, Pace } from "./pace.ts";
 import type { Resolver } from "./safe-connect.ts";
-import { type AttemptResult, WebhookSender } from "./sender.ts";
+import { WebhookSender } from "./sender.ts";
 import { OUTBOX_CHANNEL } from "./sql/outbox.ts";
 import {
-  type AttemptRecord,
   anyDueDeliveries,
   type ClaimedDelivery,
   claimDueDeliveries,
-  recordAttempts,
   releaseUnsentClaims,
 } from "./sql/queue.ts";
-
-/** Distinct sealed secrets kept open in memory: one or two per active group. */
-const REVEALED_CACHE_SIZE = 1000;
-
-/**
- * Deliveries held per receiver (in flight and waiting), in slot-loads (its in-flight limit): the
- * least, for a receiver not yet timed or a slow one, whose waiting deliveries must be sent before
- * their lease runs out…
- */
-const MIN_HOLD_LOADS = 4;
-/** …and the most, for one that answers in a fraction of a claim's round trip. */
-const MAX_HOLD_LOADS = 16;
-
-/** Receivers whose attempt durations are kept; past it the record starts again. */
-const TIMED_RECEIVERS = 10_000;
-
-/** Weight of the latest figure in the running averages of attempt and claim durations. */
-const SMOOTHING = 0.2;
 
 /** The least wait before claiming again after losing rows to another dispatcher's claim. */
 const MIN_CONTENTION_DELAY_MS = 2;
@@ -47,7 +30,24 @@ interface WaitingDelivery {
   claimAskedAt: number;
 }
 
-type PendingResult = AttemptRecord & { done: { resolve: () => void; reject: (error: unknown) => void } };
+/** What came while a claim ran, and so whether another follows it at once. */
+type ClaimAgain =
+  /** Nothing: the next claim waits for a wake-up. */
+  | "no"
+  /** A wake-up (a NOTIFY, the poll, a retry's timer, a full batch): claim again. */
+  | "wake"
+  /** A receiver fell to its refill mark: claim again if one still wants it when this claim ends. */
+  | "refill";
+
+/**
+ * The claim loop's one state. Wake-ups in one tick make one claim (`scheduled`); a wake-up during a
+ * claim is noted on it (`again`) and answered when it ends; `stopped` takes no more.
+ */
+type ClaimMode =
+  | { kind: "idle" }
+  | { kind: "scheduled" }
+  | { kind: "claiming"; run: Promise<void>; again: ClaimAgain }
+  | { kind: "stopped" };
 
 export type DispatcherConfig = Pick<
   Config,
@@ -88,15 +88,7 @@ export class WebhookDispatcher {
   private readonly active = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private claiming: Promise<void> | undefined;
-  private wakeRequested = false;
-  /** A receiver fell to its refill mark while a claim was running. */
-  private refillRequested = false;
-  private wakeScheduled = false;
-  private pendingResults: PendingResult[] = [];
-  private flushScheduled = false;
-  private flushing: Promise<void> | undefined;
-  private stopped = false;
+  private claimMode: ClaimMode = { kind: "idle" };
   private pollTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly pollIntervalMs: number;
@@ -105,11 +97,9 @@ export class WebhookDispatcher {
   private contentionDelayMs = 0;
   private stopWakeListener: (() => void) | undefined;
   private readonly perDestinationLimit: number;
-  private readonly revealed = new Map<string, string>();
-  /** Running average of each receiver's attempt durations, in ms. */
-  private readonly attemptMs = new Map<string, number>();
-  /** Running average of a claim's round trip, in ms. */
-  private claimMs = 0;
+  private readonly outcomes: OutcomeWriter;
+  private readonly attempts: AttemptRunner;
+  private readonly pace = new Pace();
   private readonly config: DispatcherConfig;
   private readonly log: FastifyBaseLogger;
   private readonly metrics: Metrics | undefined;
@@ -124,6 +114,17 @@ export class WebhookDispatcher {
       allowedPrivateHosts: config.allowedPrivateHosts,
       ...(options.resolver && { resolver: options.resolver }),
     });
+    this.outcomes = new OutcomeWriter(options.db);
+    this.attempts = new AttemptRunner({
+      sender: this.sender,
+      secrets: new OpenedSecrets(options.box),
+      pace: this.pace,
+      outcomes: this.outcomes,
+      config,
+      log: this.log,
+      metrics: this.metrics,
+      retryIn: this.retryIn,
+    });
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.perDestinationLimit =
       options.perDestinationLimit ?? Math.max(1, Math.ceil(config.webhookConcurrency / 4));
@@ -137,40 +138,45 @@ export class WebhookDispatcher {
     this.wake();
   }
 
+  private get stopped(): boolean {
+    return this.claimMode.kind === "stopped";
+  }
+
   /** Wake-ups in one tick (many finished attempts, a burst of NOTIFYs) make one claim. */
   readonly wake = (): void => {
-    if (this.stopped) return;
-    if (this.claiming) {
-      this.wakeRequested = true;
-      return;
-    }
-    if (this.wakeScheduled) return;
-    this.wakeScheduled = true;
+    this.noteWhileClaiming("wake");
+    if (this.claimMode.kind !== "idle") return;
+    this.claimMode = { kind: "scheduled" };
     setImmediate(() => {
-      this.wakeScheduled = false;
-      if (this.claiming || this.stopped) {
-        this.wakeRequested = true;
-        return;
-      }
-      const run: Promise<void> = this.claimAndSend().finally(() => {
-        this.claiming = undefined;
-        // A wake-up that came as the last claim ended.
-        if (this.claimAgain()) this.wake();
-      });
-      this.claiming = run;
+      if (this.claimMode.kind !== "scheduled") return;
+      const run: Promise<void> = this.claimAndSend().finally(() => this.claimEnded());
+      this.claimMode = { kind: "claiming", run, again: "no" };
     });
   };
+
+  /** Notes on a running claim what came meanwhile; a wake-up outranks a refill. */
+  private noteWhileClaiming(again: Exclude<ClaimAgain, "no">): void {
+    if (this.claimMode.kind !== "claiming" || this.claimMode.again === "wake") return;
+    this.claimMode.again = again;
+  }
+
+  /** A claim ended: idle, and at once again if a wake-up (or a refill still wanted) came meanwhile. */
+  private claimEnded(): void {
+    if (this.claimMode.kind !== "claiming") return;
+    const again = this.claimAgain();
+    this.claimMode = { kind: "idle" };
+    if (again) this.wake();
+  }
 
   private async claimAndSend(): Promise<void> {
     try {
       do {
-        this.wakeRequested = false;
-        this.refillRequested = false;
+        if (this.claimMode.kind === "claiming") this.claimMode.again = "no";
         const free = this.holdBudget() - this.heldTotal;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
         const claimed = await this.claim(free);
-        this.claimMs = smoothed(this.claimMs, performance.now() - claimAskedAt);
+        this.pace.timeClaim(performance.now() - claimAskedAt);
         if (this.stopped) {
           await releaseUnsentClaims(this.options.db, claimed);
           break;
@@ -182,7 +188,7 @@ export class WebhookDispatcher {
         if (this.heldTotal === 0 && (await anyDueDeliveries(this.options.db))) this.claimAfterContention();
         else this.contentionDelayMs = 0;
         // A full batch suggests more are due.
-        if (claimed.length === free) this.wakeRequested = true;
+        if (claimed.length === free) this.noteWhileClaiming("wake");
       } while (this.claimAgain() && !this.stopped);
     } catch (error) {
       this.log.warn({ err: error }, "webhook claim failed; retrying on the next poll");
@@ -195,8 +201,8 @@ export class WebhookDispatcher {
    * then scan the due rows of every receiver it leaves out, for nothing.
    */
   private claimAgain(): boolean {
-    if (this.wakeRequested) return true;
-    if (!this.refillRequested) return false;
+    if (this.claimMode.kind !== "claiming" || this.claimMode.again === "no") return false;
+    if (this.claimMode.again === "wake") return true;
     for (const destination of this.inFlightByDestination.keys()) {
       if (this.wantsRefill(destination)) return true;
     }
@@ -215,7 +221,7 @@ export class WebhookDispatcher {
     this.contentionDelayMs = Math.min(
       this.pollIntervalMs,
       this.contentionDelayMs === 0
-        ? Math.max(MIN_CONTENTION_DELAY_MS, this.claimMs)
+        ? Math.max(MIN_CONTENTION_DELAY_MS, this.pace.claimMs)
         : 2 * this.contentionDelayMs,
     );
     this.contentionTimer = setTimeout(() => {
@@ -227,7 +233,7 @@ export class WebhookDispatcher {
 
   /** A finished attempt left its receiver at its refill mark. */
   private askRefill(): void {
-    if (this.claiming) this.refillRequested = true;
+    if (this.claimMode.kind === "claiming") this.noteWhileClaiming("refill");
     else this.wake();
   }
 
@@ -239,7 +245,7 @@ export class WebhookDispatcher {
       held: destinations.map((destination) => ({
         destination,
         count: this.heldBy(destination),
-        limit: this.holdLoads(destination) * this.perDestinationLimit,
+        limit: this.pace.holdLoads(destination) * this.perDestinationLimit,
       })),
       holdLimit: MIN_HOLD_LOADS * this.perDestinationLimit,
       leaseMs: this.leaseMs,
@@ -254,7 +260,7 @@ export class WebhookDispatcher {
   private holdBudget(): number {
     let budget = MIN_HOLD_LOADS * this.config.webhookConcurrency;
     for (const destination of this.inFlightByDestination.keys()) {
-      budget += (this.holdLoads(destination) - MIN_HOLD_LOADS) * this.perDestinationLimit;
+      budget += (this.pace.holdLoads(destination) - MIN_HOLD_LOADS) * this.perDestinationLimit;
     }
     return budget;
   }
@@ -270,17 +276,7 @@ export class WebhookDispatcher {
    * otherwise fill every claim's scan.
    */
   private wantsRefill(destination: string): boolean {
-    return this.heldBy(destination) <= (this.holdLoads(destination) / 2) * this.perDestinationLimit;
-  }
-
-  private holdLoads(destination: string): number {
-    return holdLoads(this.claimMs, this.attemptMs.get(destination));
-  }
-
-  private timeAttempt(destination: string, durationMs: number): void {
-    const average = this.attemptMs.get(destination);
-    if (average === undefined && this.attemptMs.size >= TIMED_RECEIVERS) this.attemptMs.clear();
-    this.attemptMs.set(destination, average === undefined ? durationMs : smoothed(average, durationMs));
+    return this.heldBy(destination) <= (this.pace.holdLoads(destination) / 2) * this.perDestinationLimit;
   }
 
   private get leaseMs(): number {
@@ -353,60 +349,8 @@ export class WebhookDispatcher {
     this.active.add(attempt);
   }
 
-  /**
-   * A group's secret, opened once rather than once per delivery. Keyed by the sealed text, which a
-   * rotation or a reseal changes, so a cached value is never stale; bounded by a reset when full.
-   */
-  private reveal(stored: string): string {
-    let plain = this.revealed.get(stored);
-    if (plain === undefined) {
-      if (this.revealed.size >= REVEALED_CACHE_SIZE) this.revealed.clear();
-      plain = this.options.box.reveal(stored);
-      this.revealed.set(stored, plain);
-    }
-    return plain;
-  }
-
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    if (delivery.attempts === 1) {
-      this.metrics?.webhookFirstAttemptDelaySeconds.observe(
-        (Date.now() - delivery.created_at.getTime()) / 1000,
-      );
-    }
-    const attemptedAt = new Date();
-    const { headers, body } = buildRequest(
-      {
-        ...delivery,
-        webhook_secret: this.reveal(delivery.webhook_secret),
-        previous_webhook_secrets: delivery.previous_webhook_secrets.map((earlier) => ({
-          ...earlier,
-          secret: this.reveal(earlier.secret),
-        })),
-      },
-      attemptedAt,
-    );
-    const result = await this.sender.send(delivery.url, headers, body);
-    this.timeAttempt(delivery.destination, result.durationMs);
-    if (result.detail) {
-      this.log.warn({ deliveryId: delivery.id, reason: result.detail }, "webhook destination refused");
-    }
-    const delays = this.config.webhookRetryDelaysMs;
-    const retryDelay = result.outcome === "retry" ? delays[delivery.attempts - 1] : undefined;
-    const state =
-      result.outcome === "delivered" ? "succeeded" : retryDelay === undefined ? "failed" : "pending";
-    // The slot is freed as soon as the exchange ends: the lease keeps the row from other
-    // dispatchers until this outcome is written, in a batch with others finishing now.
-    const recorded = this.record({
-      deliveryId: delivery.id,
-      attempt: delivery.attempts,
-      attemptedAt,
-      statusCode: result.statusCode,
-      error: result.error,
-      durationMs: result.durationMs,
-      answer: result.answer,
-      state,
-      retryDelayMs: retryDelay ?? 0,
-    }).then(() => this.afterRecorded(delivery, result, state, retryDelay));
+    const { recorded } = await this.attempts.run(delivery);
     this.recording.add(recorded);
     void recorded
       .catch((error) =>
@@ -418,85 +362,29 @@ export class WebhookDispatcher {
       .finally(() => this.recording.delete(recorded));
   }
 
-  private afterRecorded(
-    delivery: ClaimedDelivery,
-    result: AttemptResult,
-    state: PendingResult["state"],
-    retryDelay: number | undefined,
-  ) {
-    const outcome = state === "failed" && result.outcome === "retry" ? "dropped" : result.outcome;
-    this.metrics?.webhookDeliveries.inc({ outcome });
-    this.metrics?.webhookAttemptSeconds.observe({ outcome }, result.durationMs / 1000);
-    if (state === "pending") {
-      // Each wait starts when the previous attempt fails (docs/api.md, "Webhooks").
-      const timer = setTimeout(() => {
-        this.retryTimers.delete(timer);
-        this.wake();
-      }, retryDelay);
-      timer.unref();
-      this.retryTimers.add(timer);
-    } else if (state === "failed") {
-      this.log.warn(
-        {
-          deliveryId: delivery.id,
-          attempts: delivery.attempts,
-          statusCode: result.statusCode,
-          error: result.error,
-        },
-        "webhook delivery dropped",
-      );
-    }
-  }
-
-  /**
-   * Queues an attempt's outcome. One write is in flight at a time and the outcomes that finish
-   * meanwhile go in the next, so a busy dispatcher makes few large writes rather than many small
-   * ones that contend with its claims.
-   */
-  private record(result: AttemptRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pendingResults.push({ ...result, done: { resolve, reject } });
-      this.scheduleFlush();
-    });
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = undefined;
-        if (this.pendingResults.length > 0) this.scheduleFlush();
-      });
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.pendingResults;
-    this.pendingResults = [];
-    if (batch.length === 0) return;
-    try {
-      await recordAttempts(this.options.db, batch);
-      for (const entry of batch) entry.done.resolve();
-    } catch (error) {
-      // Unrecorded attempts keep their lease; when it runs out they are claimed and sent again.
-      for (const entry of batch) entry.done.reject(error);
-    }
-  }
+  /** A failed attempt's delivery falls due again after `delayMs`: a claim then. */
+  private readonly retryIn = (delayMs: number): void => {
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      this.wake();
+    }, delayMs);
+    timer.unref();
+    this.retryTimers.add(timer);
+  };
 
   /**
    * Stops claiming, gives back claims not yet started, lets attempts in flight finish (each bounded
    * by the timeout), and closes sockets.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
+    const claiming = this.claimMode.kind === "claiming" ? this.claimMode.run : undefined;
+    this.claimMode = { kind: "stopped" };
     this.stopWakeListener?.();
     clearInterval(this.pollTimer);
     clearTimeout(this.contentionTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();
-    await this.claiming;
+    await claiming;
     const unsent = [...this.waiting.values()].flat().map((entry) => entry.delivery);
     this.waiting.clear();
     this.heldTotal -= unsent.length;
@@ -504,23 +392,8 @@ export class WebhookDispatcher {
       this.log.warn({ err: error }, "unsent webhook claims not released; their leases will expire"),
     );
     await Promise.allSettled([...this.active]);
-    await this.flushing;
-    await this.flush();
+    await this.outcomes.drain();
     await Promise.allSettled([...this.recording]);
     await this.sender.close();
   }
-}
-
-const smoothed = (average: number, latest: number): number => average + SMOOTHING * (latest - average);
-
-/**
- * How many slot-loads a receiver may hold, refilled at half: enough waiting, when its refill is
- * asked, to keep its slots busy until the claim answers. A slot-load lasts about one attempt, so a
- * receiver that answers in 1 ms while a claim takes 8 ms must have eight loads waiting; with the
- * least hold it would run dry and wait for every claim. Untimed receivers get the least.
- */
-export function holdLoads(claimMs: number, attemptMs: number | undefined): number {
-  if (attemptMs === undefined) return MIN_HOLD_LOADS;
-  const loadsPerClaim = Math.ceil(claimMs / Math.max(attemptMs, 0.5));
-  return Math.min(MAX_HOLD_LOADS, Math.max(MIN_HOLD_LOADS, 2 * (loadsPerClaim + 1)));
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { holdLoads } from "../../src/webhooks/dispatcher.ts";
+import { holdLoads } from "../../src/webhooks/pace.ts";
 
 describe("how many claimed deliveries a receiver may hold", () => {
   it("a receiver not yet timed gets the least, four slot-loads", () => {

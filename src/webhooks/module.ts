@@ -1,0 +1,57 @@
+// The webhooks module assembled: the outbox the payments writer fills, the event log and its
+// replays, a group's own URL, and the workers that send and prune.
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../config.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import type { Database } from "../db/database.ts";
+import type { Worker } from "../jobs/periodic.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { WebhookDispatcher } from "./dispatcher.ts";
+import { WebhookOutbox } from "./outbox.ts";
+import { startAttemptRetention } from "./retention.ts";
+import type { Resolver } from "./safe-connect.ts";
+import { WebhookService } from "./service.ts";
+import { WebhookSettings } from "./settings.ts";
+
+export interface Webhooks {
+  /** Wakes the dispatchers when a transaction has written deliveries. */
+  outbox: WebhookOutbox;
+  /** The event log: a payment's events and attempts, the feed, resends and recoveries. */
+  events: WebhookService;
+  /** A group's own webhook URL. */
+  settings: WebhookSettings;
+}
+
+export function createWebhooks(db: Database, config: Pick<Config, "allowedPrivateHosts">): Webhooks {
+  const outbox = new WebhookOutbox();
+  return {
+    outbox,
+    events: new WebhookService(db, outbox),
+    settings: new WebhookSettings(db, config.allowedPrivateHosts),
+  };
+}
+
+/** The dispatcher (started: it claims what is due at once) and the pruning of old attempt logs. */
+export async function startWebhookWorkers(options: {
+  outbox: WebhookOutbox;
+  db: Database;
+  config: Config;
+  log: FastifyBaseLogger;
+  metrics: Metrics;
+  box: SecretBox;
+  resolver?: Resolver | undefined;
+}): Promise<Worker[]> {
+  const { db, config, log } = options;
+  const dispatcher = new WebhookDispatcher({
+    db,
+    outbox: options.outbox,
+    config,
+    log,
+    metrics: options.metrics,
+    resolver: options.resolver,
+    box: options.box,
+  });
+  await dispatcher.start();
+  const retention = startAttemptRetention(db, config.webhookAttemptRetentionDays, log);
+  return retention ? [dispatcher, retention] : [dispatcher];
+}
