@@ -4,10 +4,11 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { AttemptRunner } from "./attempt.ts";
+import { HeldDeliveries } from "./holds.ts";
 import { OpenedSecrets } from "./opened-secrets.ts";
 import type { WebhookOutbox } from "./outbox.ts";
 import { OutcomeWriter } from "./outcome-writer.ts";
-import { MIN_HOLD_LOADS, Pace } from "./pace.ts";
+import { Pace } from "./pace.ts";
 import type { Resolver } from "./safe-connect.ts";
 import { WebhookSender } from "./sender.ts";
 import { OUTBOX_CHANNEL } from "./sql/outbox.ts";
@@ -23,12 +24,6 @@ const MIN_CONTENTION_DELAY_MS = 2;
 
 /** Past the timeout, the least lease a waiting delivery must have left to be sent rather than given back. */
 const LEASE_MARGIN_MS = 5_000;
-
-/** A claimed delivery waiting for a slot, with when (this process's clock) its claim was asked. */
-interface WaitingDelivery {
-  delivery: ClaimedDelivery;
-  claimAskedAt: number;
-}
 
 /** What came while a claim ran, and so whether another follows it at once. */
 type ClaimAgain =
@@ -81,10 +76,7 @@ export interface DispatcherOptions {
  */
 export class WebhookDispatcher {
   private readonly sender: WebhookSender;
-  private readonly inFlightByDestination = new Map<string, number>();
-  /** Claimed deliveries waiting for a slot, in claim order, per receiver. */
-  private readonly waiting = new Map<string, WaitingDelivery[]>();
-  private heldTotal = 0;
+  private readonly held: HeldDeliveries;
   private readonly active = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -96,7 +88,6 @@ export class WebhookDispatcher {
   /** The last wait before claiming again after a lost race; 0 once a claim gets rows or none are due. */
   private contentionDelayMs = 0;
   private stopWakeListener: (() => void) | undefined;
-  private readonly perDestinationLimit: number;
   private readonly outcomes: OutcomeWriter;
   private readonly attempts: AttemptRunner;
   private readonly pace = new Pace();
@@ -126,8 +117,11 @@ export class WebhookDispatcher {
       retryIn: this.retryIn,
     });
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.perDestinationLimit =
-      options.perDestinationLimit ?? Math.max(1, Math.ceil(config.webhookConcurrency / 4));
+    this.held = new HeldDeliveries(
+      this.pace,
+      options.perDestinationLimit ?? Math.max(1, Math.ceil(config.webhookConcurrency / 4)),
+      config.webhookConcurrency,
+    );
   }
 
   async start(): Promise<void> {
@@ -172,7 +166,7 @@ export class WebhookDispatcher {
     try {
       do {
         if (this.claimMode.kind === "claiming") this.claimMode.again = "no";
-        const free = this.holdBudget() - this.heldTotal;
+        const free = this.held.budget() - this.held.total;
         if (free <= 0) break;
         const claimAskedAt = performance.now();
         const claimed = await this.claim(free);
@@ -181,11 +175,11 @@ export class WebhookDispatcher {
           await releaseUnsentClaims(this.options.db, claimed);
           break;
         }
-        for (const delivery of claimed) this.hold({ delivery, claimAskedAt });
+        for (const delivery of claimed) this.held.hold({ delivery, claimAskedAt });
         this.startWaiting();
         // Held deliveries ask for a refill as they finish; a dispatcher holding none hears nothing
         // until a NOTIFY or its poll, even when it found nothing only because another was claiming.
-        if (this.heldTotal === 0 && (await anyDueDeliveries(this.options.db))) this.claimAfterContention();
+        if (this.held.total === 0 && (await anyDueDeliveries(this.options.db))) this.claimAfterContention();
         else this.contentionDelayMs = 0;
         // A full batch suggests more are due.
         if (claimed.length === free) this.noteWhileClaiming("wake");
@@ -203,8 +197,8 @@ export class WebhookDispatcher {
   private claimAgain(): boolean {
     if (this.claimMode.kind !== "claiming" || this.claimMode.again === "no") return false;
     if (this.claimMode.again === "wake") return true;
-    for (const destination of this.inFlightByDestination.keys()) {
-      if (this.wantsRefill(destination)) return true;
+    for (const destination of this.held.destinations()) {
+      if (this.held.wantsRefill(destination)) return true;
     }
     return false;
   }
@@ -238,83 +232,40 @@ export class WebhookDispatcher {
   }
 
   private claim(limit: number): Promise<ClaimedDelivery[]> {
-    const destinations = [...this.inFlightByDestination.keys()];
+    const destinations = this.held.destinations();
     return claimDueDeliveries(this.options.db, {
       limit,
-      saturated: destinations.filter((destination) => !this.wantsRefill(destination)),
+      saturated: destinations.filter((destination) => !this.held.wantsRefill(destination)),
       held: destinations.map((destination) => ({
         destination,
-        count: this.heldBy(destination),
-        limit: this.pace.holdLoads(destination) * this.perDestinationLimit,
+        count: this.held.heldBy(destination),
+        limit: this.held.limitOf(destination),
       })),
-      holdLimit: MIN_HOLD_LOADS * this.perDestinationLimit,
+      holdLimit: this.held.leastLimit,
       leaseMs: this.leaseMs,
       sentTimestamp: new Date().toISOString(),
     });
-  }
-
-  /**
-   * Deliveries all receivers together may hold: the least hold for every slot, as many as can be
-   * sent inside their lease however slow the receivers, plus what fast receivers hold beyond it.
-   */
-  private holdBudget(): number {
-    let budget = MIN_HOLD_LOADS * this.config.webhookConcurrency;
-    for (const destination of this.inFlightByDestination.keys()) {
-      budget += (this.pace.holdLoads(destination) - MIN_HOLD_LOADS) * this.perDestinationLimit;
-    }
-    return budget;
-  }
-
-  /** In flight and waiting. */
-  private heldBy(destination: string): number {
-    return (this.inFlightByDestination.get(destination) ?? 0) + (this.waiting.get(destination)?.length ?? 0);
-  }
-
-  /**
-   * A receiver is refilled once it is down to half its hold, and until then its due rows are left
-   * out of claims: a slow receiver's backlog, older than everyone else's deliveries, would
-   * otherwise fill every claim's scan.
-   */
-  private wantsRefill(destination: string): boolean {
-    return this.heldBy(destination) <= (this.pace.holdLoads(destination) / 2) * this.perDestinationLimit;
   }
 
   private get leaseMs(): number {
     return this.config.webhookTimeoutMs + 30_000;
   }
 
-  private hold(entry: WaitingDelivery): void {
-    const { destination } = entry.delivery;
-    const queue = this.waiting.get(destination);
-    if (queue) queue.push(entry);
-    else this.waiting.set(destination, [entry]);
-    // A receiver appears in the in-flight map while it holds anything, so claims count its waiting ones.
-    if (!this.inFlightByDestination.has(destination)) this.inFlightByDestination.set(destination, 0);
-    this.heldTotal += 1;
-  }
-
   /** Starts waiting deliveries while their receiver and the dispatcher have free slots. */
   private startWaiting(): void {
-    for (const [destination, queue] of this.waiting) {
-      while (
-        queue.length > 0 &&
-        this.active.size < this.config.webhookConcurrency &&
-        (this.inFlightByDestination.get(destination) ?? 0) < this.perDestinationLimit
-      ) {
-        const { delivery, claimAskedAt } = queue.shift() as WaitingDelivery;
+    this.held.startWaiting(
+      () => this.active.size,
+      ({ delivery, claimAskedAt }) => {
         // The database set the lease after the claim was asked, so it lasts at least this long.
         const leaseLeft = claimAskedAt + this.leaseMs - performance.now();
         if (leaseLeft >= this.config.webhookTimeoutMs + LEASE_MARGIN_MS) this.launch(delivery);
         else this.giveBack(delivery);
-      }
-      if (queue.length > 0) continue;
-      this.waiting.delete(destination);
-      if (this.inFlightByDestination.get(destination) === 0) this.inFlightByDestination.delete(destination);
-    }
+      },
+    );
   }
 
   private giveBack(delivery: ClaimedDelivery): void {
-    this.heldTotal -= 1;
+    this.held.released();
     const released = releaseUnsentClaims(this.options.db, [delivery])
       .catch((error) =>
         this.log.warn(
@@ -331,20 +282,16 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery): void {
     const { destination } = delivery;
-    this.inFlightByDestination.set(destination, (this.inFlightByDestination.get(destination) ?? 0) + 1);
+    this.held.launched(destination);
     const attempt = this.attempt(delivery)
       .catch((error) => this.log.error({ err: error, deliveryId: delivery.id }, "webhook attempt crashed"))
       .finally(() => {
-        const remaining = (this.inFlightByDestination.get(destination) ?? 1) - 1;
-        if (remaining > 0 || this.waiting.has(destination))
-          this.inFlightByDestination.set(destination, remaining);
-        else this.inFlightByDestination.delete(destination);
-        this.heldTotal -= 1;
+        this.held.finished(destination);
         this.active.delete(attempt);
         if (!this.stopped) this.startWaiting();
         // Refilled in batches: a claim per finished attempt would be a statement per delivery.
         // New deliveries wake the dispatcher themselves (NOTIFY), retries by their timers.
-        if (this.wantsRefill(destination)) this.askRefill();
+        if (this.held.wantsRefill(destination)) this.askRefill();
       });
     this.active.add(attempt);
   }
@@ -385,9 +332,7 @@ export class WebhookDispatcher {
     for (const timer of this.retryTimers) clearTimeout(timer);
     await this.unlisten?.();
     await claiming;
-    const unsent = [...this.waiting.values()].flat().map((entry) => entry.delivery);
-    this.waiting.clear();
-    this.heldTotal -= unsent.length;
+    const unsent = this.held.takeAllWaiting();
     await releaseUnsentClaims(this.options.db, unsent).catch((error) =>
       this.log.warn({ err: error }, "unsent webhook claims not released; their leases will expire"),
     );
