@@ -1,7 +1,7 @@
 // The layering of src/ (docs/architecture.md): interfaces → domain → ports → plumbing, never back.
 // `npm run check:layers` runs it; CI fails on any violation.
 const PLUMBING =
-  "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits)/|^src/config\\.ts$";
+  "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits)/|^src/config(-values)?\\.ts$";
 const INTERFACES =
   "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi|server)/|^src/[^/]+/routes/|^src/(main|processors)\\.ts$";
 const DOMAIN = "^src/(payments|payment-links|branding|receipts|webhooks|merchants|accounts)/";

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfig } from "./config.ts";
+import { ConfigError } from "./config-values.ts";
 import { securePrivateDataDir } from "./db/data-dir.ts";
 import { DatabaseUnavailableError } from "./db/database.ts";
 import { DataDirLockedError } from "./db/embedded.ts";

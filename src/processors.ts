@@ -2,7 +2,8 @@
 // `checkout sandbox`: the real ones from their settings, or both emulated by the built-in sandbox.
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./config-values.ts";
 import type { SecretBox } from "./crypto/secret-box.ts";
 import type { Queryable } from "./db/database.ts";
 import type { ProcessorAdapter } from "./processor/port.ts";

@@ -3,7 +3,8 @@
 import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import { type Config, ConfigError, MIN_ADMIN_TOKEN_LENGTH } from "../config.ts";
+import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config.ts";
+import { ConfigError } from "../config-values.ts";
 import { secretBoxFor, wrongKeyMessage } from "../crypto/keys.ts";
 import { SecretsKeyMismatchError } from "../crypto/secret-box.ts";
 import { type Database, DatabaseUnavailableError } from "../db/database.ts";
