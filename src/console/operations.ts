@@ -143,7 +143,7 @@ ${
     async (request, reply) => {
       const { id } = request.body as { id: string };
       try {
-        const refund = await payments.reconciliation.refundOrphan(id, (made) =>
+        const refund = await payments.orphans.refund(id, (made) =>
           auditBy(request, null, "orphan.refunded", id, { ...made }),
         );
         setFlash(request, {

@@ -14,6 +14,7 @@ import { PaymentCreation } from "./create/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
+import { OrphanRefunds } from "./reconciliation/orphans.ts";
 import { Reconciliation } from "./reconciliation/service.ts";
 import { Refunds } from "./refunds/service.ts";
 import { ProcessorRouting } from "./routing/service.ts";
@@ -32,6 +33,8 @@ export interface Payments {
   refunds: Refunds;
   expiry: Expiry;
   reconciliation: Reconciliation;
+  /** Money taken on checkouts a create abandoned, refunded in full by an operator. */
+  orphans: OrphanRefunds;
 }
 
 export function createPayments(options: {
@@ -72,6 +75,7 @@ export function createPayments(options: {
     refunds,
     expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log),
     reconciliation: new Reconciliation(db, processors, writer, refunds, log),
+    orphans: new OrphanRefunds(db, processors),
   };
 }
 

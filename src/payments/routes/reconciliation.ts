@@ -9,6 +9,7 @@ import {
   uuidParam,
 } from "../../http/schemas.ts";
 import { recoverBodySchema, storableTime } from "../../http/window.ts";
+import type { OrphanRefunds } from "../reconciliation/orphans.ts";
 import type { Reconciliation } from "../reconciliation/service.ts";
 import type { Refunds } from "../refunds/service.ts";
 import { refundResourceSchema } from "../schemas.ts";
@@ -30,10 +31,11 @@ const runSchema = {
 } as const;
 
 /** The reconciliation queue, runs against the processor, and the operator's refund. */
-const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation; refunds: Refunds }> = async (
-  scope,
-  { reconciliation, refunds },
-) => {
+const reconciliationRoutes: FastifyPluginAsync<{
+  reconciliation: Reconciliation;
+  refunds: Refunds;
+  orphans: OrphanRefunds;
+}> = async (scope, { reconciliation, refunds, orphans }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
   app.get(
@@ -141,7 +143,7 @@ const reconciliationRoutes: FastifyPluginAsync<{ reconciliation: Reconciliation;
     },
     async (request, reply) => {
       const { itemId } = request.params;
-      const refund = await reconciliation.refundOrphan(itemId, (made) =>
+      const refund = await orphans.refund(itemId, (made) =>
         byAdminToken(request, null, "orphan.refunded", itemId, { ...made }),
       );
       return reply.code(201).send({ success: true as const, data: refund });

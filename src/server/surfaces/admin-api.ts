@@ -26,6 +26,7 @@ export const adminApi: FastifyPluginAsync<{ services: Services; admin: AdminAuth
   await adminScope.register(reconciliationRoutes, {
     reconciliation: payments.reconciliation,
     refunds: payments.refunds,
+    orphans: payments.orphans,
   });
   await adminScope.register(failedDeliveriesRoute, { webhooks: services.webhooks });
   await adminScope.register(routingRoutes, { routing: payments.routing });
