@@ -1,0 +1,27 @@
+// The shape the code keeps, so a reader can hold a file in mind: no file under src/ past 350 lines.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+
+const MOST_LINES = 350;
+
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
+  );
+
+describe("the source tree's shape", () => {
+  it(`keeps every file under src/ at ${MOST_LINES} lines or fewer`, () => {
+    // The tests run compiled from a cache directory, always from the repository root.
+    const long = sources(join(process.cwd(), "src"))
+      .map((file) => ({ file, lines: readFileSync(file, "utf8").split("\n").length }))
+      .filter(({ lines }) => lines > MOST_LINES)
+      .map(({ file, lines }) => `${file.slice(process.cwd().length + 1)}: ${lines} lines`);
+    assert.deepEqual(long, []);
+  });
+});
