@@ -4,7 +4,7 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { AttemptRunner } from "./attempt.ts";
-import { HeldDeliveries } from "./holds.ts";
+import { HeldDeliveries, type WaitingDelivery } from "./holds.ts";
 import { OpenedSecrets } from "./opened-secrets.ts";
 import type { WebhookOutbox } from "./outbox.ts";
 import { OutcomeWriter } from "./outcome-writer.ts";
@@ -253,16 +253,17 @@ export class WebhookDispatcher {
 
   /** Starts waiting deliveries while their receiver and the dispatcher have free slots. */
   private startWaiting(): void {
-    this.held.startWaiting(
-      () => this.active.size,
-      ({ delivery, claimAskedAt }) => {
-        // The database set the lease after the claim was asked, so it lasts at least this long.
-        const leaseLeft = claimAskedAt + this.leaseMs - performance.now();
-        if (leaseLeft >= this.config.webhookTimeoutMs + LEASE_MARGIN_MS) this.launch(delivery);
-        else this.giveBack(delivery);
-      },
-    );
+    this.held.startWaiting(this.inFlightTotal, this.startOrGiveBack);
   }
+
+  // Made once, not per call: every finished attempt starts the next through them.
+  private readonly inFlightTotal = () => this.active.size;
+  private readonly startOrGiveBack = ({ delivery, claimAskedAt }: WaitingDelivery): void => {
+    // The database set the lease after the claim was asked, so it lasts at least this long.
+    const leaseLeft = claimAskedAt + this.leaseMs - performance.now();
+    if (leaseLeft >= this.config.webhookTimeoutMs + LEASE_MARGIN_MS) this.launch(delivery);
+    else this.giveBack(delivery);
+  };
 
   private giveBack(delivery: ClaimedDelivery): void {
     this.held.released();
