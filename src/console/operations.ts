@@ -18,7 +18,7 @@ import { formBody, windowFields } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge } from "../web/labels.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
-import type { WebhookService } from "../webhooks/service.ts";
+import type { WebhookEvents } from "../webhooks/module.ts";
 import { consolePage } from "./common.ts";
 
 const QUEUE_SHOWN = 200;
@@ -52,7 +52,7 @@ const operationsPages: FastifyPluginAsync<{
   db: Database;
   redis: RedisLink | undefined;
   payments: Payments;
-  webhooks: WebhookService;
+  webhooks: WebhookEvents;
   accounts: Accounts;
 }> = async (app, { db, redis, payments, webhooks, accounts }) => {
   app.get("/operator/reconciliation", async (request, reply) => {
@@ -159,7 +159,7 @@ ${
   );
 
   app.get("/operator/deliveries", async (request, reply) => {
-    const failed = await webhooks.failedDeliveries(QUEUE_SHOWN);
+    const failed = await webhooks.log.failedDeliveries(QUEUE_SHOWN);
     const dayAgo = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
     return consolePage(
       request,
@@ -192,7 +192,7 @@ ${failed.map(
     }
     const { since, until } = window;
     const groupId = form.groupId || null;
-    const { queued } = await webhooks.recover({ groupId, since, until }, (count) =>
+    const { queued } = await webhooks.replays.recover({ groupId, since, until }, (count) =>
       auditBy(request, groupId, "webhooks.recovered", groupId, { since, until, queued: count }),
     );
     setFlash(request, {
@@ -205,7 +205,7 @@ ${failed.map(
   app.get("/operator/health", async (request, reply) => {
     const database = await checkDatabase(db, request.log);
     const [depth, oldest] = database.ok
-      ? await Promise.all([webhooks.queueDepth(), webhooks.oldestUndelivered()])
+      ? await Promise.all([webhooks.log.queueDepth(), webhooks.log.oldestUndelivered()])
       : [null, null];
     const redisState = redis?.state();
     return consolePage(

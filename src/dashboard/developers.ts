@@ -9,7 +9,7 @@ import { time } from "../web/format.ts";
 import { activationForm, buttonForm, formBody, publicKeyParam, windowFields } from "../web/forms.ts";
 import { type Fragment, html } from "../web/html.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
-import type { WebhookService } from "../webhooks/service.ts";
+import type { WebhookEvents } from "../webhooks/module.ts";
 import type { WebhookSettings } from "../webhooks/settings.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
@@ -32,7 +32,7 @@ const webhookUrlForm = formBody({ url: { type: "string", maxLength: 2000 } }, []
 /** /dashboard/developers: API keys, the webhook signing secret, SafeSites, webhook recovery. */
 const developerPages: FastifyPluginAsync<{
   merchants: MerchantsService;
-  webhooks: WebhookService;
+  webhooks: WebhookEvents;
   webhookSettings: WebhookSettings;
   accounts: Accounts;
 }> = async (app, { merchants, webhooks, webhookSettings, accounts }) => {
@@ -233,8 +233,10 @@ ${
         return reply.redirect("/dashboard/developers", 303);
       }
       const { since, until } = window;
-      const { queued } = await webhooks.recover({ groupId: principal.groupId, since, until }, (count) =>
-        auditBy(request, principal.groupId, "webhooks.recovered", null, { since, until, queued: count }),
+      const { queued } = await webhooks.replays.recover(
+        { groupId: principal.groupId, since, until },
+        (count) =>
+          auditBy(request, principal.groupId, "webhooks.recovered", null, { since, until, queued: count }),
       );
       setFlash(request, {
         kind: "ok",

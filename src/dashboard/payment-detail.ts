@@ -15,7 +15,7 @@ import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge, statusChangeReason, words } from "../web/labels.ts";
 import { csrfField, setFlash } from "../web/layout.ts";
-import type { WebhookService } from "../webhooks/service.ts";
+import type { WebhookEvents } from "../webhooks/module.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
 
@@ -56,7 +56,7 @@ const show = (value: unknown) => (typeof value === "string" ? value : JSON.strin
 /** /dashboard/payments/:transactionId: everything about one payment, with refund and resend. */
 const paymentDetailPages: FastifyPluginAsync<{
   payments: Payments;
-  webhooks: WebhookService;
+  webhooks: WebhookEvents;
 }> = async (app, { payments, webhooks }) => {
   app.get(
     "/dashboard/payments/:transactionId",
@@ -68,7 +68,7 @@ const paymentDetailPages: FastifyPluginAsync<{
       const [history, refunds, events] = await Promise.all([
         payments.queries.statusHistory(payment),
         payments.refunds.listOf(payment),
-        webhooks.eventsOf(principal.groupId, payment.id),
+        webhooks.log.eventsOf(principal.groupId, payment.id),
       ]);
       const metadata = visibleMetadata(payment.metadata);
       const remaining = refundableAmount(payment, "merchant");
@@ -239,7 +239,7 @@ ${
       const principal = merchantOf(request);
       ensureAllowed(principal, "resend_webhook");
       const { transactionId, eventId } = request.params as { transactionId: string; eventId: string };
-      await webhooks.resend({ groupId: principal.groupId, transactionId, eventId }, () =>
+      await webhooks.replays.resend({ groupId: principal.groupId, transactionId, eventId }, () =>
         auditBy(request, principal.groupId, "webhook.resent", eventId, { transactionId }),
       );
       setFlash(request, {

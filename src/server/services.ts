@@ -13,9 +13,8 @@ import { Metrics } from "../metrics/metrics.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
-import { createWebhooks } from "../webhooks/module.ts";
+import { createWebhooks, type WebhookEvents } from "../webhooks/module.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
-import type { WebhookService } from "../webhooks/service.ts";
 import type { WebhookSettings } from "../webhooks/settings.ts";
 
 /**
@@ -35,8 +34,8 @@ export interface Services {
   payments: Payments;
   paymentLinks: PaymentLinks;
   branding: Branding;
-  /** The event log, its deliveries and their replay. */
-  webhooks: WebhookService;
+  /** The event log, its deliveries, and their replays. */
+  webhooks: WebhookEvents;
   /** A group's own webhook URL. */
   webhookSettings: WebhookSettings;
   /** Groups, SafeSites, API keys and webhook secrets. */
@@ -58,9 +57,9 @@ export function buildServices(
   log: FastifyBaseLogger,
 ): Services {
   const webhookModule = createWebhooks(db, config);
-  const { outbox, events: webhooks } = webhookModule;
+  const { outbox, log: eventLog, replays } = webhookModule;
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
-  const metrics = new Metrics(() => webhooks.queueDepth());
+  const metrics = new Metrics(() => eventLog.queueDepth());
   const payments = createPayments({
     db,
     processors,
@@ -77,7 +76,7 @@ export function buildServices(
     metrics,
     payments,
     paymentLinks: new PaymentLinks(db, payments.safeSites, payments.creation, payments.queries),
-    webhooks,
+    webhooks: { log: eventLog, replays },
     webhookSettings: webhookModule.settings,
     branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),

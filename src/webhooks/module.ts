@@ -7,26 +7,33 @@ import type { Database } from "../db/database.ts";
 import type { Worker } from "../jobs/periodic.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
+import { EventLog } from "./event-log.ts";
 import { WebhookOutbox } from "./outbox.ts";
+import { Replays } from "./replays.ts";
 import { startAttemptRetention } from "./retention.ts";
 import type { Resolver } from "./safe-connect.ts";
-import { WebhookService } from "./service.ts";
 import { WebhookSettings } from "./settings.ts";
 
 export interface Webhooks {
   /** Wakes the dispatchers when a transaction has written deliveries. */
   outbox: WebhookOutbox;
-  /** The event log: a payment's events and attempts, the feed, resends and recoveries. */
-  events: WebhookService;
+  /** What merchants and operators read: a payment's events and attempts, the feed, failed deliveries, the queue. */
+  log: EventLog;
+  /** What they send again: one event, or a window's failed ones. */
+  replays: Replays;
   /** A group's own webhook URL. */
   settings: WebhookSettings;
 }
+
+/** What the routes and pages use of the module. */
+export type WebhookEvents = Pick<Webhooks, "log" | "replays">;
 
 export function createWebhooks(db: Database, config: Pick<Config, "allowedPrivateHosts">): Webhooks {
   const outbox = new WebhookOutbox();
   return {
     outbox,
-    events: new WebhookService(db, outbox),
+    log: new EventLog(db),
+    replays: new Replays(db, outbox),
     settings: new WebhookSettings(db, config.allowedPrivateHosts),
   };
 }

@@ -3,14 +3,14 @@ import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../audit/store.ts";
 import { ApiError } from "../../http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
-import type { WebhookService } from "../../webhooks/service.ts";
+import type { WebhookEvents } from "../../webhooks/module.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import { paymentParams } from "./get.ts";
 
 /** A payment's webhook log and replay: the payment decides who may see it, webhooks keep the log. */
 const paymentEventRoutes: FastifyPluginAsync<{
   queries: PaymentQueries;
-  webhooks: WebhookService;
+  webhooks: WebhookEvents;
 }> = async (scope, { queries, webhooks }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
 
@@ -28,7 +28,7 @@ const paymentEventRoutes: FastifyPluginAsync<{
     async (request) => {
       const { groupId } = request.merchant;
       const payment = await queries.get(groupId, request.params.id);
-      return { success: true, data: await webhooks.eventsOf(groupId, payment.id) };
+      return { success: true, data: await webhooks.log.eventsOf(groupId, payment.id) };
     },
   );
 
@@ -66,7 +66,7 @@ const paymentEventRoutes: FastifyPluginAsync<{
       if (!payment.webhook_url) {
         throw new ApiError("INVALID_REQUEST", "This payment has no deliverable webhookUrl");
       }
-      const delivery = await webhooks.resend(
+      const delivery = await webhooks.replays.resend(
         { groupId, transactionId: payment.id, eventId: request.params.eventId },
         () => byApiKey(request, "webhook.resent", request.params.eventId, { transactionId: payment.id }),
       );

@@ -4,10 +4,10 @@ import { byAdminToken } from "../../audit/store.ts";
 import { adminSecurity, uuidParam } from "../../http/schemas.ts";
 import { describedPattern } from "../../http/validation-messages.ts";
 import { recoverBodySchema, recoveryWindow } from "../../http/window.ts";
-import type { WebhookService } from "../service.ts";
+import type { WebhookEvents } from "../module.ts";
 
 /** GET /admin/v1/deliveries/failed and POST …/recover: the operator's view of dropped webhooks. */
-const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
+const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookEvents }> = async (
   scope,
   { webhooks },
 ) => {
@@ -32,7 +32,7 @@ const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = 
     },
     async (request) => {
       const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), 1000);
-      return { success: true, data: await webhooks.failedDeliveries(limit) };
+      return { success: true, data: await webhooks.log.failedDeliveries(limit) };
     },
   );
 
@@ -52,7 +52,7 @@ const failedDeliveriesRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = 
     async (request, reply) => {
       const window = recoveryWindow(request.body);
       const groupId = request.body.groupId ?? null;
-      const result = await webhooks.recover({ groupId, ...window }, (queued) =>
+      const result = await webhooks.replays.recover({ groupId, ...window }, (queued) =>
         byAdminToken(request, groupId, "webhooks.recovered", groupId, { ...window, queued }),
       );
       return reply.code(202).send({ success: true, data: result });

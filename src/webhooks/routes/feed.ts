@@ -4,7 +4,7 @@ import { byApiKey } from "../../audit/store.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import { describedPattern } from "../../http/validation-messages.ts";
 import { recoverBodySchema, recoveryWindow, storableTime } from "../../http/window.ts";
-import type { WebhookService } from "../service.ts";
+import type { WebhookEvents } from "../module.ts";
 
 const MAX_PAGE = 500;
 
@@ -21,7 +21,7 @@ const querystring = {
 } as const;
 
 /** GET /api/v1/events and POST /api/v1/events/recover: catching up on missed webhooks. */
-const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (scope, { webhooks }) => {
+const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookEvents }> = async (scope, { webhooks }) => {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.get(
     "/api/v1/events",
@@ -39,7 +39,7 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
     async (request) => {
       const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), MAX_PAGE);
       const since = storableTime(request.query.since, "since");
-      return { success: true, data: await webhooks.eventsSince(request.merchant.groupId, since, limit) };
+      return { success: true, data: await webhooks.log.eventsSince(request.merchant.groupId, since, limit) };
     },
   );
 
@@ -65,12 +65,14 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookService }> = async (
     },
     async (request, reply) => {
       const window = recoveryWindow(request.body);
-      const result = await webhooks.recover({ groupId: request.merchant.groupId, ...window }, (queued) =>
-        byApiKey(request, "webhooks.recovered", null, {
-          since: window.since.toISOString(),
-          until: window.until.toISOString(),
-          queued,
-        }),
+      const result = await webhooks.replays.recover(
+        { groupId: request.merchant.groupId, ...window },
+        (queued) =>
+          byApiKey(request, "webhooks.recovered", null, {
+            since: window.since.toISOString(),
+            until: window.until.toISOString(),
+            queued,
+          }),
       );
       return reply.code(202).send({ success: true as const, data: result });
     },

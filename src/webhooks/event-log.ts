@@ -1,10 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { type Audit, withAudit } from "../audit/store.ts";
+// The event log as merchants and operators read it: a payment's events with their deliveries and
+// attempts, the catch-up feed, the failed deliveries, and the queue's depth and age.
 import type { Database } from "../db/database.ts";
-import { notFound } from "../errors/domain-error.ts";
-import type { WebhookOutbox } from "./outbox.ts";
 import { countPendingDeliveries, oldestPendingDelivery } from "./sql/operations.ts";
-import { insertRecoveryDeliveries, insertRedelivery } from "./sql/outbox.ts";
 import {
   type EventRow,
   listAttemptsOfDeliveries,
@@ -18,14 +15,10 @@ import { eventBody } from "./stream.ts";
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const QUEUE_DEPTH_CACHE_MS = 5000;
 
-/** The event log, replay and operator views over the outbox. */
-export class WebhookService {
+export class EventLog {
   private depth: { at: number; value: Promise<number> } | undefined;
 
-  constructor(
-    private readonly db: Database,
-    private readonly outbox: WebhookOutbox,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** A transaction's events with their deliveries and every attempt, oldest first. */
   async eventsOf(groupId: string, transactionId: string) {
@@ -35,29 +28,6 @@ export class WebhookService {
   /** The catch-up feed: a group's events created at or after `since`, oldest first. */
   async eventsSince(groupId: string, since: Date, limit: number) {
     return this.describe(await listEventsSince(this.db.reads, groupId, since, limit));
-  }
-
-  /** Queues a fresh delivery of one event to the URL it was meant for. */
-  async resend(where: { groupId: string; transactionId: string; eventId: string }, audit: Audit<unknown>) {
-    const deliveryId = randomUUID();
-    await withAudit(this.db, audit, async (q) => {
-      if (!(await insertRedelivery(q, where, deliveryId))) throw notFound("Event");
-    });
-    this.outbox.wake();
-    return { deliveryId, state: "pending" as const };
-  }
-
-  /**
-   * Sends again every event created in the window whose deliveries all failed (one group's, or
-   * every group's for the operator). Each keeps its webhook-id, so receivers de-duplicate.
-   */
-  async recover(
-    window: { groupId: string | null; since: Date; until: Date },
-    audit: Audit<number>,
-  ): Promise<{ queued: number }> {
-    const queued = await withAudit(this.db, audit, (q) => insertRecoveryDeliveries(q, window));
-    if (queued > 0) this.outbox.wake();
-    return { queued };
   }
 
   /** Deliveries dropped after their last attempt, across groups, newest first. */

@@ -1,0 +1,38 @@
+// What a merchant or an operator sends again: one event, or every event of a window whose
+// deliveries all failed. Each keeps its webhook-id, so receivers de-duplicate.
+import { randomUUID } from "node:crypto";
+import { type Audit, withAudit } from "../audit/store.ts";
+import type { Database } from "../db/database.ts";
+import { notFound } from "../errors/domain-error.ts";
+import type { WebhookOutbox } from "./outbox.ts";
+import { insertRecoveryDeliveries, insertRedelivery } from "./sql/outbox.ts";
+
+export class Replays {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** Queues a fresh delivery of one event to the URL it was meant for. */
+  async resend(where: { groupId: string; transactionId: string; eventId: string }, audit: Audit<unknown>) {
+    const deliveryId = randomUUID();
+    await withAudit(this.db, audit, async (q) => {
+      if (!(await insertRedelivery(q, where, deliveryId))) throw notFound("Event");
+    });
+    this.outbox.wake();
+    return { deliveryId, state: "pending" as const };
+  }
+
+  /**
+   * Sends again every event created in the window whose deliveries all failed (one group's, or
+   * every group's for the operator). Each keeps its webhook-id, so receivers de-duplicate.
+   */
+  async recover(
+    window: { groupId: string | null; since: Date; until: Date },
+    audit: Audit<number>,
+  ): Promise<{ queued: number }> {
+    const queued = await withAudit(this.db, audit, (q) => insertRecoveryDeliveries(q, window));
+    if (queued > 0) this.outbox.wake();
+    return { queued };
+  }
+}
