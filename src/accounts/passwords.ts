@@ -10,9 +10,9 @@ import {
   type AuditContext,
   accountBudget,
   actorName,
-  actorOf,
   canonicalEmail,
   FORGOT_REQUESTS,
+  ownAct,
   type Principal,
   RESET_MAILS_PER_ACCOUNT,
   RESET_TTL_SECONDS,
@@ -165,14 +165,7 @@ export class Passwords extends AccountsUseCase {
       // Every other session ends for good (bound to the old password); this one moves to the new.
       await deleteOtherWebSessions(tx, account.id, keepSessionIdHash);
       await rebindWebSession(tx, account.id, keepSessionIdHash);
-      await insertAuditEntry(tx, {
-        groupId: principal.groupId,
-        action: "account.password_changed",
-        target: principal.accountId,
-        detail: null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(tx, ownAct(principal, "account.password_changed", address));
     });
   }
 }

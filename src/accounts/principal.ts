@@ -1,5 +1,6 @@
 // Who is signed in, and the rules every use case of accounts shares: how an address is compared,
 // how an account is named in the audit log, and the budgets of password checks.
+import type { AuditEntry } from "../audit/store.ts";
 import type { AccountKind, Role, SessionAccount } from "./sql/accounts.ts";
 
 export type { AccountKind, Role, SessionAccount } from "./sql/accounts.ts";
@@ -75,3 +76,23 @@ export const actorName = (kind: AccountKind, email: string): string =>
   `${kind === "merchant" ? "user" : "operator"}:${email}`;
 
 export const actorOf = (principal: Principal): string => actorName(principal.kind, principal.email);
+
+/**
+ * The audit entry of what a signed-in account does to itself: signing out, its password, its
+ * two-factor set-up, one of its sessions (`target`, else the account).
+ */
+export function ownAct(
+  principal: Principal,
+  action: string,
+  address: string,
+  more: { target?: string; detail?: unknown } = {},
+): AuditEntry {
+  return {
+    groupId: principal.groupId,
+    actor: actorOf(principal),
+    action,
+    target: more.target ?? principal.accountId,
+    detail: more.detail ?? null,
+    address,
+  };
+}

@@ -2,7 +2,7 @@
 import { insertAuditEntry } from "../audit/store.ts";
 import { notFound } from "../errors/domain-error.ts";
 import { UUID_PATTERN } from "../format/uuid.ts";
-import { actorOf, type Principal } from "./principal.ts";
+import { ownAct, type Principal } from "./principal.ts";
 import { deleteAccountWebSession, deleteWebSession, listWebSessions } from "./sql/sessions.ts";
 import { AccountsUseCase } from "./use-case.ts";
 
@@ -23,14 +23,7 @@ export class Sessions extends AccountsUseCase {
     if (!UUID_PATTERN.test(sessionId)) throw notFound("Session");
     await this.db.transaction(async (tx) => {
       if (!(await deleteAccountWebSession(tx, principal.accountId, sessionId))) throw notFound("Session");
-      await insertAuditEntry(tx, {
-        groupId: principal.groupId,
-        action: "session.revoked",
-        target: sessionId,
-        detail: null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(tx, ownAct(principal, "session.revoked", address, { target: sessionId }));
     });
   }
 
@@ -38,14 +31,7 @@ export class Sessions extends AccountsUseCase {
   async signOut(principal: Principal, sessionIdHash: string, address: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await deleteWebSession(tx, sessionIdHash);
-      await insertAuditEntry(tx, {
-        groupId: principal.groupId,
-        action: "account.signed_out",
-        target: principal.accountId,
-        detail: null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(tx, ownAct(principal, "account.signed_out", address));
     });
   }
 }

@@ -9,7 +9,7 @@ import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
-import { type AuditContext, accountBudget, actorOf, type Principal } from "./principal.ts";
+import { type AuditContext, accountBudget, ownAct, type Principal } from "./principal.ts";
 import { findAccount } from "./sql/accounts.ts";
 import { resetPasswordChecks, takePasswordCheck } from "./sql/budgets.ts";
 import { deleteOtherWebSessions } from "./sql/sessions.ts";
@@ -120,14 +120,7 @@ export class TwoFactorService {
         throw new DomainError("INVALID_REQUEST", "The key shown here was replaced. Scan the new one.");
       await deleteOtherWebSessions(tx, principal.accountId, sessionIdHash);
       await replaceRecoveryCodes(tx, principal.accountId, hashes);
-      await insertAuditEntry(tx, {
-        groupId: principal.groupId,
-        action: "account.two_factor_enabled",
-        target: principal.accountId,
-        detail: null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(tx, ownAct(principal, "account.two_factor_enabled", address));
     });
     return codes;
   }
@@ -142,14 +135,7 @@ export class TwoFactorService {
     if (check.outcome === "wrong") throw new DomainError("INVALID_REQUEST", "That code is not right.");
     await this.db.transaction(async (tx) => {
       await disableTotp(tx, principal.accountId);
-      await insertAuditEntry(tx, {
-        groupId: principal.groupId,
-        action: "account.two_factor_disabled",
-        target: principal.accountId,
-        detail: null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(tx, ownAct(principal, "account.two_factor_disabled", address));
     });
   }
 
@@ -230,14 +216,12 @@ export class TwoFactorService {
         ? await acceptStep(this.db, principal.accountId, step)
         : await this.useRecoveryCode(principal.accountId, code);
     if (!accepted) {
-      await insertAuditEntry(this.db, {
-        groupId: principal.groupId,
-        action: "account.two_factor_code_failed",
-        target: principal.accountId,
-        detail: taken.last ? { locked: true } : null,
-        actor: actorOf(principal),
-        address,
-      });
+      await insertAuditEntry(
+        this.db,
+        ownAct(principal, "account.two_factor_code_failed", address, {
+          detail: taken.last ? { locked: true } : null,
+        }),
+      );
       return taken.last
         ? { outcome: "throttled", until: new Date(Date.now() + budget.lockSeconds * 1000) }
         : { outcome: "wrong" };
