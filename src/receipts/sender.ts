@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/database.ts";
 import { money } from "../format/money.ts";
+import { utcToTheSecond } from "../format/time.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { type ClaimedReceipt, claimDueReceipts, markReceiptSent, markReceiptUnsent } from "./store.ts";
 
@@ -31,7 +32,7 @@ export function receiptMessage(receipt: ClaimedReceipt, settings: ReceiptSetting
     `${what}: ${money(receipt.amount, receipt.currency)}`,
     `Merchant: ${merchant}`,
     `Transaction: ${receipt.payment_id}`,
-    `Date: ${receipt.created_at.toISOString().replace("T", " ").slice(0, 19)} UTC`,
+    `Date: ${utcToTheSecond(receipt.created_at)}`,
     "",
     receipt.kind === "payment"
       ? "Thank you for your payment. Keep this e-mail as your receipt."

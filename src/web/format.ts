@@ -1,3 +1,4 @@
+import { utcToTheSecond } from "../format/time.ts";
 import { html } from "./html.ts";
 
 /** "12.34" (or "12", "12.3") → 1234 cents, exactly; null when it is not such an amount. */
@@ -14,6 +15,6 @@ export function parseMajorUnits(text: string): number | null {
 export function time(date: Date | string | null | undefined) {
   if (!date) return "—";
   const iso = typeof date === "string" ? date : date.toISOString();
-  const utc = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  const utc = utcToTheSecond(iso);
   return html`<time datetime="${iso}" title="${utc}">${utc}</time>`;
 }
