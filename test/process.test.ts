@@ -160,7 +160,7 @@ describe("the service as a process", () => {
     const reset = JSON.parse((await cli("users", "reset-password", "owner@cli.example")).stdout);
     assert.match(reset.resetUrl, /\/dashboard\/reset\/[A-Za-z0-9_-]{43}$/);
     assert.match(user.inviteUrl, /\/dashboard\/invite\/[A-Za-z0-9_-]+$/);
-    // Without --json the invite URL is printed as a line of its own.
+    // Without --json: an answer as aligned facts, the invite URL on a line of its own; a list as a table.
     const operator = await checkoutCli([
       "operators",
       "add",
@@ -170,7 +170,15 @@ describe("the service as a process", () => {
       "--token",
       adminToken,
     ]);
-    assert.match(operator.stdout, /^inviteUrl: http:\/\/\S+\/operator\/invite\/[A-Za-z0-9_-]+$/m);
+    assert.match(operator.stdout, /^Invite URL\s+http:\/\/\S+\/operator\/invite\/[A-Za-z0-9_-]+$/m);
+    const groupsTable = (
+      await checkoutCli(["groups", "list", "--url", url, "--token", adminToken])
+    ).stdout.split("\n");
+    assert.match(groupsTable[0] ?? "", /^GROUP ID\s+GROUP NAME\s+ACTIVE SAFE SITES\s+CREATED AT$/);
+    assert.ok(
+      groupsTable.some((line) => line.startsWith(created.groupId) && / UTC$/.test(line)),
+      groupsTable.join("\n"),
+    );
 
     // A merchant action: refund a paid payment with the demo group's keys.
     const merchant = {

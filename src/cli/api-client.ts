@@ -15,23 +15,29 @@ export function cannotReach(url: string, code: string, detail: string): CliError
 }
 
 /** A fetch that failed before any answer came. */
-export function unreachable(url: string, error: unknown): CliError {
+function unreachable(url: string, error: unknown): CliError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cannotReach(url, cause?.code ?? "", cause?.message ?? (error as Error).message);
 }
+
+/** Where the service is when --url is not given: PUBLIC_URL, else localhost on PORT (3000). */
+export const defaultUrl = () => process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
 
 /** Something answered at `url`, but not the service: most often the sandbox processor beside it. */
 export const notTheService = (url: string, status: number) =>
   new CliError(
     `${url} did not answer as the checkout service (${status}). The sandbox processor listens on the ` +
-      "service's port + 1: pass the service's own address with --url (default http://localhost:3000)",
+      `service's port + 1: pass the service's own address with --url (default ${defaultUrl()})`,
   );
 
-/** A thin client of the service's JSON APIs: what the CLI sends and how it reads the envelope. */
+/**
+ * A thin client of the admin API: what the CLI sends and how it reads the envelope. Merchant
+ * commands use the typed client merchants use instead.
+ */
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
-    /** The admin bearer token, or the merchant's key headers. */
+    /** The admin bearer token. */
     readonly credentials: Record<string, string>,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -39,10 +45,6 @@ export class ApiClient {
 
   static admin(baseUrl: string, token: string): ApiClient {
     return new ApiClient(baseUrl, { authorization: `Bearer ${token}` });
-  }
-
-  static merchant(baseUrl: string, publicKey: string, secretKey: string): ApiClient {
-    return new ApiClient(baseUrl, { "x-public-key": publicKey, "x-secret-key": secretKey });
   }
 
   get = (path: string) => this.send("GET", path);

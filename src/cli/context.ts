@@ -3,7 +3,7 @@
 import { Checkout, CheckoutError } from "@checkout-service/client";
 import { type Command, InvalidArgumentError } from "commander";
 import { ApiClient, CliError, cannotReach, notTheService } from "./api-client.ts";
-import { print } from "./output.ts";
+import { type PrintOptions, print } from "./output.ts";
 
 export interface GlobalOptions {
   url: string;
@@ -13,11 +13,11 @@ export interface GlobalOptions {
   secretKey?: string;
 }
 
-/** Where the service is when --url is not given: PUBLIC_URL, else localhost on PORT (3000). */
-export const defaultUrl = () => process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
-
 export const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
-export const out = (command: Command) => (data: unknown) => print(data, globals(command).json);
+export const out =
+  (command: Command, options: PrintOptions = {}) =>
+  (data: unknown) =>
+    print(data, globals(command).json, options);
 
 /** --url: the service's http(s) address; a bare host:port is told what to write instead. */
 export function serviceUrl(value: string): string {
@@ -67,35 +67,38 @@ export function merchantKeys(command: Command): { publicKey: string; secretKey: 
   return { publicKey, secretKey };
 }
 
-/** The merchant's raw API, for what the typed client has no method for: the event stream. */
-export function merchantApi(command: Command): ApiClient {
-  const { publicKey, secretKey } = merchantKeys(command);
-  return ApiClient.merchant(globals(command).url, publicKey, secretKey);
+/** The typed client merchants use, with the keys given. */
+export function merchantClient(command: Command, more: { maxRetries?: number } = {}): Checkout {
+  return new Checkout({ baseUrl: globals(command).url, ...merchantKeys(command), ...more });
 }
 
 /**
- * A merchant call through the typed client (the one merchants use). Its errors become one line:
- * what the service said, or, when something else answered, what probably did.
+ * The client's error in one line: what the service said, or, when something else answered, what
+ * probably did.
  */
+export function explained(error: CheckoutError, url: string): CliError {
+  if (error.code === "CONNECTION_ERROR") {
+    // The client says "No answer from URL: CODE".
+    return cannotReach(url, /: ([A-Z_]+)$/.exec(error.message)?.[1] ?? "", error.message);
+  }
+  if (error.code === "UNKNOWN_ERROR" || error.code === "INVALID_RESPONSE")
+    return notTheService(url, error.status);
+  const unknownOutcome = error.status >= 500 || error.code === "IDEMPOTENCY_IN_PROGRESS";
+  const key =
+    unknownOutcome && error.idempotencyKey
+      ? ` (retry safely with --idempotency-key ${error.idempotencyKey})`
+      : "";
+  return new CliError(`${error.status} ${error.code}: ${error.message}${key}`);
+}
+
+/** A merchant call through the typed client; its errors become one line. */
 export async function asMerchant<T>(command: Command, call: (checkout: Checkout) => Promise<T>): Promise<T> {
-  const { url } = globals(command);
   // One retry: a read, or a refund under its key, is safe to repeat; a person is waiting.
-  const checkout = new Checkout({ baseUrl: url, ...merchantKeys(command), maxRetries: 1 });
+  const checkout = merchantClient(command, { maxRetries: 1 });
   try {
     return await call(checkout);
   } catch (error) {
     if (!(error instanceof CheckoutError)) throw error;
-    if (error.code === "CONNECTION_ERROR") {
-      // The client says "No answer from URL: CODE".
-      throw cannotReach(url, /: ([A-Z_]+)$/.exec(error.message)?.[1] ?? "", error.message);
-    }
-    if (error.code === "UNKNOWN_ERROR" || error.code === "INVALID_RESPONSE")
-      throw notTheService(url, error.status);
-    const unknownOutcome = error.status >= 500 || error.code === "IDEMPOTENCY_IN_PROGRESS";
-    const key =
-      unknownOutcome && error.idempotencyKey
-        ? ` (retry safely with --idempotency-key ${error.idempotencyKey})`
-        : "";
-    throw new CliError(`${error.status} ${error.code}: ${error.message}${key}`);
+    throw explained(error, globals(command).url);
   }
 }

@@ -2,11 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { type Checkout, CheckoutError, type WebhookPayload } from "@checkout-service/client";
 import { Agent, fetch } from "undici";
 import { buildRequest } from "../webhooks/request.ts";
-import { type ApiClient, CliError, unreachable } from "./api-client.ts";
-import { readEventStream } from "./sse.ts";
+import { explained } from "./context.ts";
 
 /** What `listen` keeps per user and keys: the secret it signs with and the last event it forwarded. */
 interface ListenState {
@@ -39,8 +38,9 @@ function saveListenState(path: string, state: ListenState): void {
 }
 
 export interface ListenOptions {
-  api: ApiClient;
-  publicKey: string;
+  checkout: Checkout;
+  /** The service's address, named in the lines that say why the stream is not followed. */
+  url: string;
   forwardTo: string;
   events: string[] | undefined;
   statePath: string;
@@ -51,61 +51,45 @@ export interface ListenOptions {
 }
 
 const FORWARD_TIMEOUT_MS = 10_000;
-const RECONNECT_DELAYS_MS = [500, 1000, 2000, 5000];
 
 /**
- * Follows the group's event stream and posts each event to `forwardTo`, signed as production
- * signs a webhook; resumes after the last event forwarded, across runs. Returns when `signal` aborts.
+ * Follows the group's event stream (the client reconnects by itself) and posts each event to
+ * `forwardTo`, signed as production signs a webhook; resumes after the last event forwarded,
+ * across runs. Returns when `signal` aborts.
  */
 export async function listen(options: ListenOptions): Promise<void> {
-  const { api, signal, write } = options;
+  const { signal, write } = options;
   const state = loadListenState(options.statePath);
   const agent = new Agent({ connect: { timeout: 5000 } });
-  let failures = 0;
   try {
     while (!signal.aborted) {
-      let connected = false;
+      const events = options.checkout.events.stream({
+        ...(state.lastEventId && { lastEventId: state.lastEventId }),
+        signal,
+        onOpen: () => write(`Ready. Forwarding events to ${options.forwardTo} (Ctrl-C to stop)`),
+        onRetry: ({ error, delayMs, wasOpen }) =>
+          write(
+            `${wasOpen ? "stream lost" : "cannot follow the stream"}: ${explained(error, options.url).message}; retrying in ${delayMs / 1000}s`,
+          ),
+      });
       try {
-        const response = await fetch(`${api.baseUrl}/api/v1/events/stream`, {
-          headers: { ...api.credentials, ...(state.lastEventId && { "last-event-id": state.lastEventId }) },
-          signal,
-          dispatcher: agent,
-        }).catch((error: unknown) => {
-          if (signal.aborted) throw error;
-          throw unreachable(api.baseUrl, error);
-        });
-        if (response.status === 400 && state.lastEventId) {
-          // The event it stopped after is gone (another database?): start from now.
-          write(`the last event forwarded (${state.lastEventId}) is unknown here; following from now`);
-          state.lastEventId = undefined;
-          await response.body?.cancel();
-          continue;
-        }
-        if (!response.ok || !response.body) {
-          const text = await response.text();
-          throw new CliError(`the event stream answered ${response.status}: ${text.slice(0, 200)}`);
-        }
-        connected = true;
-        failures = 0;
-        write(`Ready. Forwarding events to ${options.forwardTo} (Ctrl-C to stop)`);
-        for await (const message of readEventStream(response.body as ReadableStream<Uint8Array>)) {
-          if (!message.id) continue;
-          if (!options.events || options.events.includes(message.event)) {
-            write(await forward(options, state.secret, message.id, message.event, message.data, agent));
+        for await (const { id, event, data } of events) {
+          if (!options.events || options.events.includes(event)) {
+            write(await forward(options, state.secret, id, event, data, agent));
           }
-          state.lastEventId = message.id;
+          state.lastEventId = id;
           saveListenState(options.statePath, state);
         }
       } catch (error) {
-        if (signal.aborted) return;
-        // Keys refused, or a stream that is not one: no retry mends that.
-        if (error instanceof CliError && /answered 4\d\d/.test(error.message)) throw error;
-        const delay = RECONNECT_DELAYS_MS[Math.min(failures, RECONNECT_DELAYS_MS.length - 1)] ?? 5000;
-        failures += 1;
-        write(
-          `${connected ? "stream lost" : "cannot follow the stream"}: ${(error as Error).message}; retrying in ${delay / 1000}s`,
-        );
-        await sleep(delay, undefined, { signal }).catch(() => {});
+        if (!(error instanceof CheckoutError)) throw error;
+        if (error.status === 400 && state.lastEventId) {
+          // The event it stopped after is gone (another database?): start from now.
+          write(`the last event forwarded (${state.lastEventId}) is unknown here; following from now`);
+          state.lastEventId = undefined;
+          continue;
+        }
+        // Keys refused, or something that is not the service: no retry mends that.
+        throw explained(error, options.url);
       }
     }
   } finally {
@@ -118,11 +102,10 @@ async function forward(
   secret: string,
   eventId: string,
   event: string,
-  data: string,
+  payload: WebhookPayload,
   agent: Agent,
 ): Promise<string> {
-  const payload = JSON.parse(data) as Record<string, unknown>;
-  const transactionId = String(payload.transactionId ?? "");
+  const { transactionId } = payload;
   const { headers, body } = buildRequest({
     event_id: eventId,
     event,

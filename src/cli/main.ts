@@ -1,11 +1,12 @@
 // `checkout`: the service's command line. Commands by audience, each group in its own file:
 // running the service, the operator's admin API, the merchant's API, and development helpers.
 import { Command, Option } from "commander";
+import { defaultUrl } from "./api-client.ts";
 import { adminCommands } from "./commands/admin.ts";
 import { developmentCommands } from "./commands/development.ts";
 import { merchantCommands } from "./commands/merchant.ts";
 import { serviceCommands } from "./commands/service.ts";
-import { defaultUrl, serviceUrl } from "./context.ts";
+import { serviceUrl } from "./context.ts";
 
 const program = new Command("checkout")
   .description("Operate a checkout service: run it, administer it, and develop against it.")

@@ -227,11 +227,14 @@ describe("checkout listen and checkout trigger", () => {
     assert.match(human, /^Status\s+cancelled$/m);
     assert.match(human, /^Amount\s+19\.99 USD$/m);
     const table = (await cli("payments", "list", "--limit", "1")).stdout.split("\n");
-    assert.match(table[0] ?? "", /^TRANSACTION ID\s+STATUS\s+AMOUNT\s+REFUNDED\s+CUSTOMER\s+CREATED$/);
+    assert.match(
+      table[0] ?? "",
+      /^TRANSACTION ID\s+STATUS\s+AMOUNT\s+REFUNDED\s+CUSTOMER\s+PROCESSOR\s+CREATED$/,
+    );
     assert.match(
       table[1] ?? "",
       new RegExp(
-        `^${created}\\s+cancelled\\s+19\\.99 USD\\s+jane@example\\.com\\s+[\\d-]{10} [\\d:]{8} UTC$`,
+        `^${created}\\s+cancelled\\s+19\\.99 USD\\s+jane@example\\.com\\s+stripe\\s+[\\d-]{10} [\\d:]{8} UTC$`,
       ),
     );
     assert.match(table.at(-2) ?? "", /^More: add --after [0-9a-f-]{36}$/);

@@ -5,11 +5,13 @@ import {
   Checkout,
   CheckoutError,
   type CreatePaymentInput,
+  type StreamedEvent,
   WebhookVerificationError,
 } from "@checkout-service/client";
 import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService, validPayment } from "../helpers/service.ts";
+import { TcpProxy } from "../helpers/tcp-proxy.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 const asCheckoutError = (error: unknown): CheckoutError => {
@@ -296,6 +298,86 @@ describe("@checkout-service/client against a real service", () => {
         group.webhookSecret,
       ),
     );
+  });
+
+  it("follows the group's events and, after a lost connection, resumes after the last one: nothing missed, nothing twice", async () => {
+    // Between the client and the service, a link that can be cut and mended.
+    const link = new TcpProxy({ host: "127.0.0.1", port: Number(new URL(service.url).port) });
+    await link.open();
+    const following = new Checkout({
+      baseUrl: `http://127.0.0.1:${link.port}`,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+    });
+    const stop = new AbortController();
+    const seen: StreamedEvent[] = [];
+    const retries: { code: string; delayMs: number; wasOpen: boolean }[] = [];
+    let opened = 0;
+    const done = (async () => {
+      const stream = following.events.stream({
+        signal: stop.signal,
+        onOpen: () => {
+          opened += 1;
+        },
+        onRetry: ({ error, delayMs, wasOpen }) => retries.push({ code: error.code, delayMs, wasOpen }),
+      });
+      for await (const event of stream) seen.push(event);
+    })();
+    const arrived = (transactionId: string) =>
+      waitFor(async () => seen.find((event) => event.data.transactionId === transactionId));
+    try {
+      await waitFor(async () => (opened === 1 ? true : undefined));
+      const first = await checkout.sandbox.trigger("payment.completed");
+      const event = await arrived(first.transactionId);
+      assert.equal(event.event, "payment.completed");
+      assert.equal(event.data.status, "succeeded");
+      assert.equal(event.id, (await checkout.events.list(first.transactionId))[0]?.eventId);
+
+      await link.cut();
+      const missed = await checkout.sandbox.trigger("payment.failed");
+      await waitFor(async () => (retries.length >= 1 ? true : undefined));
+      await link.open();
+      assert.equal((await arrived(missed.transactionId)).event, "payment.failed");
+      assert.equal(opened, 2, "opened again once the link was back");
+      assert.deepEqual(retries[0], { code: "CONNECTION_ERROR", delayMs: 2000, wasOpen: true });
+      const later = await checkout.sandbox.trigger("payment.expired");
+      await arrived(later.transactionId);
+      const ids = seen.map((each) => each.id);
+      assert.equal(new Set(ids).size, ids.length, "no event twice");
+      assert.deepEqual(
+        seen.map((each) => each.data.transactionId),
+        [first.transactionId, missed.transactionId, later.transactionId],
+      );
+    } finally {
+      stop.abort();
+      await done;
+      await link.cut();
+    }
+  });
+
+  it("ends the stream with a CheckoutError, and no retry, for refused keys or an unknown lastEventId", async () => {
+    const retried: unknown[] = [];
+    const firstOf = async (client: Checkout, lastEventId?: string) => {
+      const stream = client.events.stream({
+        ...(lastEventId && { lastEventId }),
+        onRetry: (retry) => retried.push(retry),
+      });
+      for await (const event of stream) return event;
+      return undefined;
+    };
+    const wrongKeys = new Checkout({
+      baseUrl: service.url,
+      publicKey: group.publicKey,
+      secretKey: "sk_wrong",
+    });
+    const refused = asCheckoutError(await firstOf(wrongKeys).catch((error: unknown) => error));
+    assert.equal(refused.status, 401);
+    const unknown = asCheckoutError(
+      await firstOf(checkout, "00000000-0000-4000-8000-000000000000").catch((error: unknown) => error),
+    );
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.code, "INVALID_REQUEST");
+    assert.deepEqual(retried, []);
   });
 });
 

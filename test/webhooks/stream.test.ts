@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { readEventStream, type SseMessage } from "@checkout-service/client";
 import { Agent, fetch as undiciFetch } from "undici";
-import { readEventStream, type SseMessage } from "../../src/cli/sse.ts";
 import { unreachableProcessor } from "../helpers/processor.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 

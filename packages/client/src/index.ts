@@ -1,10 +1,18 @@
 import { WebhookVerificationError as StandardVerificationError, Webhook } from "standardwebhooks";
 import { CheckoutError, WebhookVerificationError } from "./errors.js";
+import {
+  type EventStreamOptions,
+  followEvents,
+  readEventStream,
+  type SseMessage,
+  type StreamedEvent,
+} from "./event-stream.js";
 import type { components, paths } from "./generated/api.js";
 import { send, type TransportOptions } from "./transport.js";
 
-export type { components, paths };
-export { CheckoutError, WebhookVerificationError };
+export type { components, EventStreamOptions, paths, SseMessage, StreamedEvent };
+/** `readEventStream` is the stream's parser alone, for a connection of your own. */
+export { CheckoutError, readEventStream, WebhookVerificationError };
 
 type Schemas = components["schemas"];
 export type Payment = Schemas["Payment"];
@@ -168,6 +176,14 @@ export class Checkout {
       this.call("POST", "/api/v1/events/recover", {
         body: { since: iso(window.since), ...(window.until !== undefined && { until: iso(window.until) }) },
       }),
+    /**
+     * The group's events as they happen, for `for await`: from now, or just after `lastEventId`.
+     * It reconnects by itself after a lost connection, 5xx or 429, resuming after the last event
+     * it gave, until `signal` aborts or the loop stops; keys refused or an unknown `lastEventId`
+     * reject with CheckoutError.
+     */
+    stream: (options: EventStreamOptions = {}): AsyncIterable<StreamedEvent> =>
+      followEvents(this.transport, options),
   };
 
   /** The sandbox processor's helpers: only a service running with PROCESSOR=sandbox answers them. */

@@ -2,7 +2,12 @@
 import { type Command, Option } from "commander";
 import { routesFromText } from "../../payments/routing/text.ts";
 import { CliError } from "../api-client.ts";
-import { admin, isoTime, out, wholeNumber } from "../context.ts";
+import { admin, globals, isoTime, out, wholeNumber } from "../context.ts";
+
+interface GroupRouting {
+  groupId: string;
+  routes: { currency: string | null; processors: string[] }[];
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
@@ -55,8 +60,18 @@ export function adminCommands(program: Command): void {
     .action(async (groupId: string, options: { set?: string }, command: Command) => {
       const api = admin(command);
       const url = `/admin/v1/groups/${path(groupId)}/routing`;
-      if (options.set === undefined) return out(command)(await api.get(url));
-      out(command)(await api.put(url, { routes: routesFromText(options.set) }));
+      const routing = (
+        options.set === undefined
+          ? await api.get(url)
+          : await api.put(url, { routes: routesFromText(options.set) })
+      ) as GroupRouting;
+      if (globals(command).json) return out(command)(routing);
+      // A route without a currency is the one every other currency takes.
+      const routes = routing.routes.map((route) => ({
+        currency: route.currency ?? "any other",
+        processors: route.processors,
+      }));
+      out(command)({ ...routing, routes: routes.length > 0 ? routes : "the default: PROCESSOR's order" });
     });
 
   const safeSites = program.command("safe-sites").description("the domains that host payment links (admin)");
@@ -123,7 +138,10 @@ export function adminCommands(program: Command): void {
     .command("reconciliation")
     .description("the open reconciliation items: paid after cancel, drift, … (admin)")
     .action(async (_options, command: Command) =>
-      out(command)(await admin(command).get("/admin/v1/reconciliation")),
+      out(command, {
+        columns: ["id", "kind", "transactionId", "amount", "status", "reason", "flaggedAt"],
+        empty: "No open reconciliation items.",
+      })(await admin(command).get("/admin/v1/reconciliation")),
     );
 
   program
@@ -150,7 +168,19 @@ export function adminCommands(program: Command): void {
     .command("failed")
     .description("deliveries dropped after their last attempt, newest first")
     .action(async (_options, command: Command) =>
-      out(command)(await admin(command).get("/admin/v1/deliveries/failed")),
+      out(command, {
+        columns: [
+          "deliveryId",
+          "event",
+          "transactionId",
+          "url",
+          "attempts",
+          "lastStatusCode",
+          "lastError",
+          "failedAt",
+        ],
+        empty: "No failed deliveries.",
+      })(await admin(command).get("/admin/v1/deliveries/failed")),
     );
   deliveries
     .command("recover")

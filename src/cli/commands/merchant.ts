@@ -3,6 +3,7 @@
 import type { ListPaymentsParams, Payment, PaymentPage, RefundInput } from "@checkout-service/client";
 import { type Command, Option } from "commander";
 import { money } from "../../format/money.ts";
+import { utcToTheSecond } from "../../format/time.ts";
 import { PAYMENT_STATUSES } from "../../payments/core/status.ts";
 import { CliError } from "../api-client.ts";
 import {
@@ -10,16 +11,15 @@ import {
   cents,
   globals,
   isoTime,
-  merchantApi,
+  merchantClient,
   merchantKeys,
   out,
   wholeNumber,
 } from "../context.ts";
 import { listen, listenStatePath, loadListenState } from "../listen.ts";
-import { table } from "../output.ts";
+import { facts, table } from "../output.ts";
 
-/** A time to the second, in UTC, as the pages show it without their script. */
-const when = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : "—");
+const when = (iso: string | null | undefined) => (iso ? utcToTheSecond(iso) : "—");
 
 /** A page of payments as a table, amounts in their currency, then how to ask for the next page. */
 function paymentTable(page: PaymentPage): string {
@@ -30,15 +30,16 @@ function paymentTable(page: PaymentPage): string {
     money(payment.amount, payment.currency),
     payment.amountRefunded ? money(payment.amountRefunded, payment.currency) : "",
     payment.customerEmail ?? "",
+    payment.processor ?? "",
     when(payment.createdAt),
   ]);
   const more = page.nextCursor ? `\n\nMore: add --after ${page.nextCursor}` : "";
-  return `${table(["TRANSACTION ID", "STATUS", "AMOUNT", "REFUNDED", "CUSTOMER", "CREATED"], rows)}${more}`;
+  return `${table(["TRANSACTION ID", "STATUS", "AMOUNT", "REFUNDED", "CUSTOMER", "PROCESSOR", "CREATED"], rows)}${more}`;
 }
 
 /** One payment, a fact a line. */
 function paymentFacts(payment: Payment): string {
-  const facts: [string, string][] = [
+  const lines: [string, string][] = [
     ["Transaction ID", payment.id],
     ["Status", payment.status],
     ["Amount", money(payment.amount, payment.currency)],
@@ -53,8 +54,7 @@ function paymentFacts(payment: Payment): string {
       String(value),
     ]),
   ];
-  const width = Math.max(...facts.map(([name]) => name.length));
-  return facts.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join("\n");
+  return facts(lines);
 }
 
 /** Prints `data` as JSON with --json, else as the text made for people. */
@@ -150,8 +150,8 @@ export function merchantCommands(program: Command): void {
         process.once("SIGINT", () => stop.abort());
         process.once("SIGTERM", () => stop.abort());
         await listen({
-          api: merchantApi(command),
-          publicKey,
+          checkout: merchantClient(command),
+          url: globals(command).url,
           forwardTo: options.forwardTo,
           events: options.events
             ?.split(",")
