@@ -44,11 +44,15 @@ merchantCommands(program);
 program.commandsGroup("Developing against it:");
 developmentCommands(program);
 
-/** Errors whose message says what to do: one line, no stack (the in-process commands' too). */
+/**
+ * Errors whose message says what to do: one line, no stack (the in-process commands' too), unless
+ * DEBUG names checkout.
+ */
 const EXPLAINED = new Set(["CliError", "ConfigError", "DataDirLockedError", "DatabaseUnavailableError"]);
+const debugging = /(^|,)\s*checkout\s*(,|$)/.test(process.env.DEBUG ?? "");
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  const explained = error instanceof Error && EXPLAINED.has(error.name);
+  const explained = !debugging && error instanceof Error && EXPLAINED.has(error.name);
   process.stderr.write(
     `checkout: ${explained ? error.message : ((error as Error).stack ?? String(error))}\n`,
   );

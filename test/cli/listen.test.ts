@@ -193,6 +193,18 @@ describe("checkout listen and checkout trigger", () => {
       await failing(["payments", "get", "00000000-0000-0000-0000-000000000000", "--url", service.url]),
       /^checkout: 404 NOT_FOUND: Payment not found\n$/,
     );
+    const debugged = await checkoutCli(
+      ["payments", "get", "00000000-0000-0000-0000-000000000000", "--url", service.url],
+      { ...env, DEBUG: "checkout" },
+    ).then(
+      () => assert.fail("should fail"),
+      (error: unknown) => error as CliFailure,
+    );
+    assert.match(
+      debugged.stderr,
+      /404 NOT_FOUND: Payment not found\n\s+at /,
+      "DEBUG=checkout shows the stack",
+    );
     assert.match(
       await failing(["payments", "list", "--url", "localhost:5100"]),
       /--url.*takes the service's http\(s\) address, e\.g\. http:\/\/localhost:5100/,
