@@ -25,7 +25,7 @@ describe("@checkout-service/client against a real service", () => {
   let receiver: Receiver;
   let checkout: Checkout;
   before(async () => {
-    receiver = new Receiver({ "/hook": () => 200 });
+    receiver = new Receiver({ "/hook": () => 200, "/api/v1/events/stream": () => 200 });
     await receiver.start();
     service = await startTestService({ ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host });
     group = await service.createGroup({ name: "Client shop" });
@@ -355,7 +355,7 @@ describe("@checkout-service/client against a real service", () => {
     }
   });
 
-  it("ends the stream with a CheckoutError, and no retry, for refused keys or an unknown lastEventId", async () => {
+  it("ends the stream with a CheckoutError, and no retry, for refused keys, an unknown lastEventId or what is not a stream", async () => {
     const retried: unknown[] = [];
     const firstOf = async (client: Checkout, lastEventId?: string) => {
       const stream = client.events.stream({
@@ -377,6 +377,14 @@ describe("@checkout-service/client against a real service", () => {
     );
     assert.equal(unknown.status, 400);
     assert.equal(unknown.code, "INVALID_REQUEST");
+    // Something else answers 200 at that address: JSON, not an event stream.
+    const elsewhere = new Checkout({
+      baseUrl: receiver.url,
+      publicKey: group.publicKey,
+      secretKey: group.secretKey,
+    });
+    const notAStream = asCheckoutError(await firstOf(elsewhere).catch((error: unknown) => error));
+    assert.deepEqual([notAStream.status, notAStream.code], [200, "INVALID_RESPONSE"]);
     assert.deepEqual(retried, []);
   });
 });

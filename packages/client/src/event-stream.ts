@@ -75,6 +75,10 @@ export async function* followEvents(
         const refusal = await errorOf(response);
         if (!RETRIED_STATUSES.has(response.status)) throw refusal;
         lost = refusal;
+      } else if (!/^text\/event-stream\b/.test(response.headers.get("content-type") ?? "")) {
+        // Something else answered there (a proxy's page, another service): no retry mends that.
+        await response.body.cancel();
+        throw notAStream(response);
       } else {
         wasOpen = true;
         failures = 0;
@@ -128,13 +132,16 @@ async function errorOf(response: Response): Promise<CheckoutError> {
       });
     }
   } catch {}
-  return new CheckoutError(
+  return notAStream(response);
+}
+
+const notAStream = (response: Response) =>
+  new CheckoutError(
     response.status,
     "INVALID_RESPONSE",
     `GET /api/v1/events/stream: not an event stream (${response.status})`,
-    { requestId },
+    { requestId: response.headers.get("x-request-id") ?? undefined },
   );
-}
 
 function parsed(message: SseMessage, response: Response): WebhookPayload {
   try {
