@@ -67,10 +67,12 @@ export async function listen(options: ListenOptions): Promise<void> {
         ...(state.lastEventId && { lastEventId: state.lastEventId }),
         signal,
         onOpen: () => write(`Ready. Forwarding events to ${options.forwardTo} (Ctrl-C to stop)`),
-        onRetry: ({ error, delayMs, wasOpen }) =>
-          write(
-            `${wasOpen ? "stream lost" : "cannot follow the stream"}: ${explained(error, options.url).message}; retrying in ${delayMs / 1000}s`,
-          ),
+        onRetry: ({ error, delayMs, wasOpen }) => {
+          const why = wasOpen
+            ? `stream lost: ${error.message}`
+            : `cannot follow the stream: ${explained(error, options.url).message}`;
+          write(`${why}; retrying in ${delayMs / 1000}s`);
+        },
       });
       try {
         for await (const { id, event, data } of events) {
