@@ -112,24 +112,20 @@ export function parseSecretsKeys(raw: string): Buffer[] {
   return keys;
 }
 
-export function smtpUrl(raw: string): string {
+/** `raw` when it is a URL of one of `schemes` ("smtp:"), else a ConfigError naming `setting`. */
+function urlOf(setting: string, raw: string, schemes: readonly string[], expected: string): string {
   let parsed: URL | undefined;
   try {
     parsed = new URL(raw);
   } catch {}
-  if (parsed?.protocol !== "smtp:" && parsed?.protocol !== "smtps:") {
-    throw new ConfigError("SMTP_URL is not valid: expected smtp://user:password@host:587 or smtps://…:465");
+  if (!parsed || !schemes.includes(parsed.protocol)) {
+    throw new ConfigError(`${setting} is not valid: expected ${expected}`);
   }
   return raw;
 }
 
-export function redisUrl(raw: string): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(raw);
-  } catch {}
-  if (parsed?.protocol !== "redis:" && parsed?.protocol !== "rediss:") {
-    throw new ConfigError("REDIS_URL is not valid: expected redis://host:6379 or rediss://…");
-  }
-  return raw;
-}
+export const smtpUrl = (raw: string): string =>
+  urlOf("SMTP_URL", raw, ["smtp:", "smtps:"], "smtp://user:password@host:587 or smtps://…:465");
+
+export const redisUrl = (raw: string): string =>
+  urlOf("REDIS_URL", raw, ["redis:", "rediss:"], "redis://host:6379 or rediss://…");

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import type { RedisLink } from "../limits/redis-link.ts";
+import { ApiError } from "./errors.ts";
 
 type Counted = { current: number; ttl: number };
 type Callback = (error: Error | null, result?: Counted) => void;
@@ -61,3 +62,16 @@ export function resilientStore(link: RedisLink, nameSpace: string) {
   }
   return ResilientStore;
 }
+
+/**
+ * How every rate limit of the service counts: through Redis under `nameSpace` when there is one
+ * (here while it cannot answer), never failing a request for the counter's sake.
+ */
+export const limitCounting = (redis: RedisLink | undefined, nameSpace: string) => ({
+  ...(redis && { store: resilientStore(redis, nameSpace) }),
+  skipOnError: true,
+});
+
+/** A limit's refusal in the error envelope: `refused`, then when to retry. */
+export const refusedAs = (refused: string) => (_request: unknown, context: { after: string }) =>
+  new ApiError("RATE_LIMIT_EXCEEDED", `${refused}; retry in ${context.after}`);

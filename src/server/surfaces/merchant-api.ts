@@ -3,7 +3,7 @@ import rateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
 import brandingRoutes from "../../branding/routes/api.ts";
 import { ApiError } from "../../http/errors.ts";
-import { resilientStore } from "../../http/rate-limit-store.ts";
+import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
 import authTestRoute from "../../merchants/routes/auth-test.ts";
 import paymentLinkRoutes from "../../payment-links/routes/api.ts";
@@ -65,11 +65,8 @@ export const merchantApi: FastifyPluginAsync<{
     max: config.rateLimitMax,
     timeWindow: config.rateLimitWindowSeconds * 1000,
     keyGenerator: (request) => request.merchant?.publicKey ?? request.ip,
-    // Shared through Redis when there is one; counted here while it is unreachable.
-    ...(redis && { store: resilientStore(redis, "checkout-rate-limit:") }),
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError("RATE_LIMIT_EXCEEDED", `Rate limit exceeded; retry in ${context.after}`),
+    ...limitCounting(redis, "checkout-rate-limit:"),
+    errorResponseBuilder: refusedAs("Rate limit exceeded"),
   });
 
   await api.register(authTestRoute, { merchants: services.merchants });

@@ -13,8 +13,7 @@ import paymentDetailPages from "../../dashboard/payment-detail.ts";
 import paymentLinkPages from "../../dashboard/payment-links.ts";
 import paymentListPages from "../../dashboard/payments.ts";
 import userPages from "../../dashboard/users.ts";
-import { ApiError } from "../../http/errors.ts";
-import { resilientStore } from "../../http/rate-limit-store.ts";
+import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
 import { installationSecret } from "../../settings/installation-secrets.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "../../web/plugin.ts";
@@ -55,10 +54,8 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
         global: false,
         hook: "preHandler",
         keyGenerator: (request) => request.principal?.groupId ?? request.ip,
-        ...(redis && { store: resilientStore(redis, "checkout-page-rate-limit:") }),
-        skipOnError: true,
-        errorResponseBuilder: (_request, context) =>
-          new ApiError("RATE_LIMIT_EXCEEDED", `Too many requests; retry in ${context.after}`),
+        ...limitCounting(redis, "checkout-page-rate-limit:"),
+        errorResponseBuilder: refusedAs("Too many requests"),
       });
       await dashboard.register(overviewPage, { queries: payments.queries });
       await dashboard.register(paymentListPages, { queries: payments.queries });

@@ -7,7 +7,7 @@ import logoRoute from "../../branding/routes/logo.ts";
 import checkoutRoutes from "../../checkout/routes.ts";
 import { hashSecret } from "../../crypto/secret-hash.ts";
 import healthRoutes from "../../health/routes.ts";
-import { resilientStore } from "../../http/rate-limit-store.ts";
+import { limitCounting } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
 import metricsRoutes from "../../metrics/routes.ts";
 import { finishOpenApiDocument, SWAGGER_UI_STYLE_HASH } from "../../openapi/document.ts";
@@ -121,8 +121,7 @@ export const publicRoutes: FastifyPluginAsync<{ services: Services; redis: Redis
     rateLimit: {
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindowSeconds * 1000,
-      ...(redis && { store: resilientStore(redis, "checkout-link-rate-limit:") }),
-      skipOnError: true,
+      ...limitCounting(redis, "checkout-link-rate-limit:"),
     },
   });
   await app.register(processorWebhookRoute, {
