@@ -86,6 +86,12 @@ export interface Config {
   refundSettleIntervalMs: number;
   /** Webhook attempt logs older than this many days are deleted; 0 keeps them forever. */
   webhookAttemptRetentionDays: number;
+  /** Payments final for longer than this many days lose their customer (erased); 0 keeps them. */
+  piiRetentionDays: number;
+  /** Webhook events (with their deliveries and attempts) and processor events; 0 keeps them. */
+  eventRetentionDays: number;
+  /** Audit entries; 0 keeps them. */
+  auditRetentionDays: number;
   /** 0 turns the scheduled reconciliation run off. */
   reconcileIntervalHours: number;
   shutdownGraceMs: number;
@@ -205,6 +211,9 @@ export const ENVIRONMENT_VARIABLES = [
   "REFUND_DEADLINE_MS",
   "REFUND_SETTLE_INTERVAL_MS",
   "WEBHOOK_ATTEMPT_RETENTION_DAYS",
+  "PII_RETENTION_DAYS",
+  "EVENT_RETENTION_DAYS",
+  "AUDIT_RETENTION_DAYS",
   "RECONCILE_INTERVAL_HOURS",
   "SHUTDOWN_GRACE_SECONDS",
   "LOG_LEVEL",
@@ -310,6 +319,9 @@ export function loadConfig(env: Env = process.env): Config {
     refundDeadlineMs: integer(env, "REFUND_DEADLINE_MS", 8000, 100, 10_000),
     refundSettleIntervalMs: integer(env, "REFUND_SETTLE_INTERVAL_MS", 2000, 10, 60_000),
     webhookAttemptRetentionDays: integer(env, "WEBHOOK_ATTEMPT_RETENTION_DAYS", 90, 0, 36_500),
+    piiRetentionDays: integer(env, "PII_RETENTION_DAYS", 0, 0, 36_500),
+    eventRetentionDays: integer(env, "EVENT_RETENTION_DAYS", 90, 0, 36_500),
+    auditRetentionDays: integer(env, "AUDIT_RETENTION_DAYS", 400, 0, 36_500),
     reconcileIntervalHours: integer(env, "RECONCILE_INTERVAL_HOURS", 24, 0, 24 * 30),
     shutdownGraceMs: Math.round(seconds(env, "SHUTDOWN_GRACE_SECONDS", 5, 300) * 1000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),

@@ -95,3 +95,14 @@ export const byAdminToken = (
   target: string | null,
   detail: unknown = null,
 ): AuditEntry => ({ groupId, actor: "admin-token", action, target, detail, address: request.ip });
+
+/** One batch of entries written before `before`, oldest first. */
+export async function deleteAuditEntriesBefore(q: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM audit_log WHERE id IN (
+       SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

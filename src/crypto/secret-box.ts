@@ -2,7 +2,7 @@
 // AES-256-GCM under SECRETS_KEY. Each sealed value names the key that sealed it, so the key can be
 // rotated: SECRETS_KEY lists the new key first and the old ones after it until everything is
 // sealed again (`checkout secrets reseal`).
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 
 const PREFIX = "sealed.v1";
 
@@ -57,6 +57,16 @@ export class SecretBox {
    */
   reveal(stored: string): string {
     return SecretBox.isSealed(stored) ? this.open(stored) : stored;
+  }
+
+  /**
+   * A keyed hash of `value` for `purpose` (HMAC-SHA256 under a key derived from the current key),
+   * prefixed with that key's id: who holds SECRETS_KEY can tell whether a value is the one hashed,
+   * nobody else can, and a list of guesses is no help without the key.
+   */
+  keyedDigest(purpose: string, value: string): string {
+    const derived = createHmac("sha256", this.current.key).update(purpose).digest();
+    return `${this.current.id}:${createHmac("sha256", derived).update(value).digest("hex")}`;
   }
 
   /** Sealed with the current key: nothing to do on a reseal. */

@@ -93,7 +93,7 @@ ${
 <dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
 <dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
 <dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
-<dt>Customer</dt><dd>${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}</dd>
+<dt>Customer</dt><dd id="customer">${payment.erased_at ? html`<span class="muted">Erased ${time(payment.erased_at)}</span>` : html`${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}`}</dd>
 <dt>Created</dt><dd>${time(payment.created_at)}</dd>
 <dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
 <dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>

@@ -11,6 +11,7 @@ import { ProcessorBreakers } from "./create/breakers.ts";
 import { Failover, type FailoverListener } from "./create/failover.ts";
 import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
+import { CustomerErasure, type RecordsElsewhere } from "./erasure/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
@@ -35,6 +36,8 @@ export interface Payments {
   reconciliation: Reconciliation;
   /** Money taken on checkouts a create abandoned, refunded in full by an operator. */
   orphans: OrphanRefunds;
+  /** Customers erased on request, and by PII_RETENTION_DAYS. */
+  erasure: CustomerErasure;
 }
 
 export function createPayments(options: {
@@ -44,6 +47,9 @@ export function createPayments(options: {
   config: Config;
   log: FastifyBaseLogger;
   onFailover: FailoverListener;
+  /** A keyed hash of an e-mail address, for the erasure's audit entry. */
+  digest: (email: string) => string;
+  recordsElsewhere?: RecordsElsewhere | undefined;
 }): Payments {
   const { db, processors, outbox, config, log } = options;
   const writer = new PaymentWriter(db, outbox, log);
@@ -76,10 +82,14 @@ export function createPayments(options: {
     expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log),
     reconciliation: new Reconciliation(db, processors, writer, refunds, log),
     orphans: new OrphanRefunds(db, processors),
+    erasure: new CustomerErasure(db, options.digest, options.recordsElsewhere, log),
   };
 }
 
-/** The background work: expiring links, settling pending refunds, the scheduled reconciliation. */
+/**
+ * The background work: expiring links, settling pending refunds, the scheduled reconciliation,
+ * and erasing customers of payments settled longer ago than PII_RETENTION_DAYS (hourly).
+ */
 export function startPaymentWorkers(payments: Payments, config: Config, log: FastifyBaseLogger): Worker[] {
   const workers = [
     startPeriodic("expiry sweep", config.expirySweepIntervalMs, () => payments.expiry.expireDue(), log),
@@ -91,6 +101,12 @@ export function startPaymentWorkers(payments: Payments, config: Config, log: Fas
       log,
     ),
   ];
+  if (config.piiRetentionDays > 0) {
+    const days = config.piiRetentionDays;
+    workers.push(
+      startPeriodic("customer retention", 3_600_000, () => payments.erasure.eraseSettledBefore(days), log),
+    );
+  }
   if (config.reconcileIntervalHours > 0) {
     const intervalMs = config.reconcileIntervalHours * 3_600_000;
     // Checked every few minutes; the run's slot makes it one per interval across all instances.

@@ -35,6 +35,13 @@ export const paymentResourceSchema = {
       format: "uuid",
       description: "The payment link the customer paid through; null for a payment made through the API",
     },
+    erasedAt: {
+      type: "string",
+      format: "date-time",
+      description:
+        "When the customer was erased (POST /api/v1/customers/erase, or PII_RETENTION_DAYS): customerEmail is " +
+        "absent, description and metadata are null; the bookkeeping stays",
+    },
   },
 } as const;
 
@@ -48,7 +55,7 @@ export function toPaymentResource(row: PaymentResourceRow) {
     status: row.status,
     amount: row.amount,
     currency: row.currency,
-    customerEmail: row.customer_email,
+    ...(row.customer_email !== null && { customerEmail: row.customer_email }),
     description: row.description,
     metadata: visibleMetadata(row.metadata),
     ...(row.processor_checkout_id !== null && { processorSessionId: row.processor_checkout_id }),
@@ -59,5 +66,6 @@ export function toPaymentResource(row: PaymentResourceRow) {
     paidAfterCancel: isPaidAfterCancel(row),
     processor: row.processor,
     paymentLinkId: row.payment_link_id,
+    ...(row.erased_at !== null && { erasedAt: row.erased_at.toISOString() }),
   };
 }

@@ -49,7 +49,7 @@ export async function claimDueReceipts(q: Queryable, limit: number): Promise<Cla
   const rows = await q.query<ClaimedReceipt>(
     `WITH due AS (
        SELECT event_id FROM receipt_emails
-       WHERE state = 'pending' AND next_attempt_at <= now()
+       WHERE state = 'pending' AND next_attempt_at <= now() AND recipient IS NOT NULL
        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
      )
      UPDATE receipt_emails r SET state = 'sending', attempts = r.attempts + 1
@@ -80,5 +80,19 @@ export async function markReceiptUnsent(
        last_error = $2
      WHERE event_id = $1`,
     [eventId, error.slice(0, 500), retryInMs],
+  );
+}
+
+/**
+ * An erased customer's receipts keep their amount and outcome, not the address; one not yet sent
+ * is never sent (one being sent right now may still go out).
+ */
+export async function eraseReceiptRecipients(q: Queryable, paymentIds: readonly string[]): Promise<void> {
+  await q.query(
+    `UPDATE receipt_emails SET recipient = NULL,
+       state = CASE WHEN state = 'pending' THEN 'failed' ELSE state END,
+       last_error = CASE WHEN state = 'pending' THEN 'not sent: the customer was erased' ELSE last_error END
+     WHERE event_id IN (SELECT id FROM webhook_events WHERE payment_id = ANY ($1::uuid[]))`,
+    [paymentIds],
   );
 }

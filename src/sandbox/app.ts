@@ -51,6 +51,8 @@ export interface Sandbox {
   simulationOf(id: string): ProcessorSimulation | undefined;
   stripe: StripePayments;
   square: SquarePayments;
+  /** The processor's own erasure: these customers leave its objects and recorded requests. */
+  forgetCustomers(emails: readonly string[]): Promise<void>;
 }
 
 function checkoutPage(view: CheckoutView, error?: string): string {
@@ -303,5 +305,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   );
   app.get("/sandbox/requests", async () => ({ data: state.requests }));
 
-  return { app, state, simulationOf, stripe, square };
+  const forgetCustomers = async (emails: readonly string[]) => {
+    state.forgetCustomers(emails);
+    await state.flush();
+  };
+  return { app, state, simulationOf, stripe, square, forgetCustomers };
 }

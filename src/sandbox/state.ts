@@ -207,6 +207,29 @@ export const squareId = (): string =>
     .slice(0, 20)
     .padEnd(20, "Q");
 
+/** Whether any string inside `value` is one `matches` picks. */
+function holdsAny(value: unknown, matches: (text: string) => boolean): boolean {
+  if (typeof value === "string") return matches(value);
+  if (Array.isArray(value)) return value.some((item) => holdsAny(item, matches));
+  if (value !== null && typeof value === "object")
+    return Object.values(value).some((item) => holdsAny(item, matches));
+  return false;
+}
+
+/** The object with every matching string set to null and its item name (Stripe's session) replaced. */
+function scrub<T>(value: T, matches: (text: string) => boolean): T {
+  if (typeof value === "string") return (matches(value) ? null : value) as T;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, matches)) as T;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).map(([key, item]) => [
+      key,
+      key === "line_item_name" ? "Payment" : scrub(item, matches),
+    ]);
+    return Object.fromEntries(entries) as T;
+  }
+  return value;
+}
+
 /** Takes one of a fault's uses, if any are left (an outage lasts until cleared). */
 function take<T extends { mode: string; remaining: number }>(
   faults: ProcessorFaults,
@@ -246,7 +269,11 @@ export class SandboxState {
   constructor(private readonly store?: SandboxStore) {}
 
   private mapOf(kind: Kind): Map<string, unknown> {
-    const maps: Record<Kind, Map<string, unknown>> = {
+    return this.mapOfKinds()[kind];
+  }
+
+  private mapOfKinds(): Record<Kind, Map<string, unknown>> {
+    return {
       session: this.sessions,
       payment_intent: this.paymentIntents,
       charge: this.charges,
@@ -259,7 +286,6 @@ export class SandboxState {
       square_refund: this.squareRefunds,
       square_dispute: this.squareDisputes,
     };
-    return maps[kind];
   }
 
   /** Reads what an earlier run stored. */
@@ -296,6 +322,35 @@ export class SandboxState {
   record(request: RecordedRequest): void {
     this.requests.push(request);
     if (this.requests.length > MAX_RECORDED_REQUESTS) this.requests.shift();
+  }
+
+  /**
+   * Forgets customers, as a processor's own erasure process would: their addresses leave every
+   * object and recorded request that held them, and the item names of their checkouts go too
+   * (they held the merchant's description).
+   */
+  forgetCustomers(emails: readonly string[]): void {
+    const forgotten = new Set(emails.map((email) => email.toLowerCase()));
+    const names = (text: string) => forgotten.has(text.toLowerCase());
+    const kinds = Object.keys(this.mapOfKinds()) as Kind[];
+    const erasedOrders = new Set<string>();
+    for (const kind of kinds) {
+      for (const [id, body] of this.mapOf(kind)) {
+        if (!holdsAny(body, names)) continue;
+        const scrubbed = scrub(body, names);
+        if (kind === "square_link") erasedOrders.add((body as SquarePaymentLink).order_id);
+        this.put(kind, id, scrubbed);
+      }
+    }
+    for (const orderId of erasedOrders) {
+      const order = this.squareOrders.get(orderId);
+      if (!order) continue;
+      for (const item of order.line_items) item.name = "Payment";
+      this.put("square_order", orderId, order);
+    }
+    for (const request of this.requests) {
+      if (holdsAny(request.body, names)) request.body = { erased: true };
+    }
   }
 
   /** A session past its expires_at reads as expired, as Stripe's do. */

@@ -19,6 +19,7 @@ import type { ProcessorAdapter } from "../processor/port.ts";
 import { ProcessorRegistry } from "../processor/registry.ts";
 import { createSandboxFor, makeProcessors, sandboxAccounts } from "../processors.ts";
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../receipts/sender.ts";
+import { startPruning } from "../retention/pruning.ts";
 import type { Sandbox } from "../sandbox/app.ts";
 import { adminTokenFile } from "../settings/admin-token-file.ts";
 import { startWebhookWorkers } from "../webhooks/module.ts";
@@ -166,7 +167,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (!config.sandbox) for (const adapter of adapters) checkCheckoutLifetime(config, adapter);
     const [first, ...others] = adapters;
     if (!first) throw new ConfigError("no processor is enabled");
-    const services = buildServices(config, db, box, new ProcessorRegistry(first, others), app.log);
+    const services = buildServices(config, db, box, new ProcessorRegistry(first, others), app.log, sandbox);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());
@@ -198,6 +199,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false && config.serviceRoles.includes("workers")) {
       workers.push(...startPaymentWorkers(services.payments, config, app.log));
+      workers.push(startPruning(db, config, app.log));
       workers.push(
         ...(await startWebhookWorkers({
           outbox: services.outbox,

@@ -11,6 +11,7 @@ import { MerchantAuthenticator } from "../merchants/auth.ts";
 import { MerchantsService } from "../merchants/service.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
+import type { RecordsElsewhere } from "../payments/erasure/service.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import { createWebhooks, type WebhookEvents } from "../webhooks/module.ts";
@@ -55,6 +56,8 @@ export function buildServices(
   box: SecretBox,
   processors: ProcessorRegistry,
   log: FastifyBaseLogger,
+  /** The built-in sandbox, whose records of a customer go with an erasure. */
+  recordsElsewhere?: RecordsElsewhere,
 ): Services {
   const webhookModule = createWebhooks(db, config);
   const { outbox, log: eventLog, replays } = webhookModule;
@@ -67,6 +70,8 @@ export function buildServices(
     config,
     log,
     onFailover: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
+    digest: (email) => box.keyedDigest("customer-erasure", email),
+    recordsElsewhere,
   });
   return {
     config,

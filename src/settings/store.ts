@@ -64,3 +64,14 @@ export function sandboxObjectStore(q: Queryable) {
     },
   };
 }
+
+/** One batch of sandbox objects untouched since `before` (the sandbox reads what is left at its start). */
+export async function deleteSandboxObjectsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM sandbox_objects WHERE id IN (
+       SELECT id FROM sandbox_objects WHERE updated_at < $1 ORDER BY updated_at LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

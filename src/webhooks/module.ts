@@ -1,5 +1,5 @@
 // The webhooks module assembled: the outbox the payments writer fills, the event log and its
-// replays, a group's own URL, and the workers that send and prune.
+// replays, a group's own URL, and the worker that sends.
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -10,7 +10,6 @@ import { WebhookDispatcher } from "./dispatcher.ts";
 import { EventLog } from "./event-log.ts";
 import { WebhookOutbox } from "./outbox.ts";
 import { Replays } from "./replays.ts";
-import { startAttemptRetention } from "./retention.ts";
 import type { Resolver } from "./safe-connect.ts";
 import { WebhookSettings } from "./settings.ts";
 
@@ -38,7 +37,7 @@ export function createWebhooks(db: Database, config: Pick<Config, "allowedPrivat
   };
 }
 
-/** The dispatcher (started: it claims what is due at once) and the pruning of old attempt logs. */
+/** The dispatcher, started: it claims what is due at once. */
 export async function startWebhookWorkers(options: {
   outbox: WebhookOutbox;
   db: Database;
@@ -59,6 +58,5 @@ export async function startWebhookWorkers(options: {
     box: options.box,
   });
   await dispatcher.start();
-  const retention = startAttemptRetention(db, config.webhookAttemptRetentionDays, log);
-  return retention ? [dispatcher, retention] : [dispatcher];
+  return [dispatcher];
 }

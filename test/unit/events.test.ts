@@ -37,6 +37,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   created_at: new Date("2026-01-01T00:00:00Z"),
   updated_at: new Date("2026-01-01T00:01:00Z"),
   completed_at: new Date("2026-01-01T00:01:00Z"),
+  erased_at: null,
   ...overrides,
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { pruneAttempts } from "../../src/webhooks/retention.ts";
+import { pruneAll, pruners } from "../../src/retention/pruning.ts";
 import type { Receiver } from "../helpers/receiver.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -41,9 +41,14 @@ describe("webhook attempt logs are pruned by age (WEBHOOK_ATTEMPT_RETENTION_DAYS
         )
       )[0]?.n;
     assert.equal(await count(), 12001);
-    assert.equal(await pruneAttempts(service.services.db, 30), 12000);
+    const attempts = pruners({
+      webhookAttemptRetentionDays: 30,
+      eventRetentionDays: 0,
+      auditRetentionDays: 0,
+    }).filter((pruner) => pruner.name === "webhook attempts");
+    assert.deepEqual(await pruneAll(service.services.db, attempts), { "webhook attempts": 12000 });
     assert.equal(await count(), 1, "the recent attempt stays");
-    assert.equal(await pruneAttempts(service.services.db, 30), 0, "nothing left to prune");
+    assert.deepEqual(await pruneAll(service.services.db, attempts), {}, "nothing left to prune");
     const events = (await service.api(group, "GET", `/api/v1/payments/${id}/events`)).body.data;
     assert.equal(events[0].deliveries[0].state, "succeeded", "the delivery itself is kept");
   });

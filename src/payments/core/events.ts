@@ -24,7 +24,8 @@ export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> 
 
 /**
  * The webhook body in its documented field order, then the fields added later. `timestamp` holds its place
- * here and is filled in by the outbox at the first send (retries repeat it).
+ * here and is filled in by the outbox at the first send (retries repeat it). An erased payment's body
+ * has no customerEmail and no metadata (ERASED_EVENT_FIELDS).
  */
 export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
   return {
@@ -33,14 +34,17 @@ export function webhookPayload(event: WebhookEventName, payment: PaymentRow) {
     status: payment.status,
     amount: payment.amount,
     currency: payment.currency,
-    customerEmail: payment.customer_email,
+    ...(payment.customer_email !== null && { customerEmail: payment.customer_email }),
     processorPaymentId: payment.processor_payment_id,
-    metadata: webhookMetadata(payment.metadata, payment.description),
+    ...(payment.erased_at === null && { metadata: webhookMetadata(payment.metadata, payment.description) }),
     completedAt: payment.completed_at ? payment.completed_at.toISOString() : null,
     timestamp: null,
     amountRefunded: payment.refunded_amount,
   };
 }
+
+/** What erasure takes out of every stored event body of the customer's payments. */
+export const ERASED_EVENT_FIELDS = ["customerEmail", "metadata"] as const;
 
 /**
  * The webhook a payment now in `payment.status` causes, or null when its status sends none. It

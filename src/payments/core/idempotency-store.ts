@@ -14,6 +14,9 @@ export interface KeyClaim {
   fresh: unknown;
 }
 
+/** A key answers with its first result for 24 hours; after that it is taken as new, and pruned. */
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
+
 /**
  * Takes an Idempotency-Key and returns the plan this request must carry out, or undefined when
  * another request holds the key. A key unused for `retentionSeconds` is taken as new; a key whose
@@ -80,4 +83,38 @@ export async function releaseIdempotencyKey(
     "DELETE FROM idempotency_keys WHERE group_id = $1 AND scope = $2 AND key = $3 AND response IS NULL",
     [claim.groupId, claim.scope, claim.key],
   );
+}
+
+/**
+ * The create requests that made these payments: their fingerprints hashed the customer's e-mail.
+ * The key stays taken (a retry with it is a conflict, never a second payment); what is left is
+ * the answer, which names no customer.
+ */
+export async function forgetCreateRequests(
+  q: Queryable,
+  groupIds: readonly string[],
+  paymentIds: readonly string[],
+): Promise<void> {
+  await q.query(
+    `UPDATE idempotency_keys SET request_hash = 'erased'
+     WHERE group_id = ANY ($1::uuid[]) AND scope = 'create' AND plan->>'transactionId' = ANY ($2::text[])`,
+    [groupIds, paymentIds],
+  );
+}
+
+/** One batch of keys past the 24 hours they answer for, and not held by a request under way. */
+export async function deleteExpiredKeys(
+  q: Queryable,
+  retentionSeconds: number,
+  limit: number,
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM idempotency_keys WHERE (group_id, scope, key) IN (
+       SELECT group_id, scope, key FROM idempotency_keys
+       WHERE created_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())
+       ORDER BY created_at LIMIT $2
+     ) RETURNING 1`,
+    [retentionSeconds, limit],
+  );
+  return rows.length;
 }

@@ -4,12 +4,10 @@ import { DomainError } from "../../errors/domain-error.ts";
 import {
   claimIdempotencyKey,
   findIdempotencyKey,
+  IDEMPOTENCY_RETENTION_SECONDS,
   releaseIdempotencyKey,
   storeIdempotentResponse,
 } from "./idempotency-store.ts";
-
-/** A key answers with its first result for 24 hours. */
-const RETENTION_SECONDS = 24 * 60 * 60;
 
 /** The same JSON with object keys sorted, so a reordered body is the same request. */
 function canonical(value: unknown): unknown {
@@ -68,7 +66,7 @@ export async function runIdempotently<Plan, T>(
       scope,
       key,
       fingerprint,
-      retentionSeconds: RETENTION_SECONDS,
+      retentionSeconds: IDEMPOTENCY_RETENTION_SECONDS,
       leaseSeconds: request.leaseSeconds,
       fresh: request.fresh,
     });

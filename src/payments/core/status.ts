@@ -57,6 +57,15 @@ export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set([
   "expired",
 ]);
 
+/**
+ * Nothing more is expected of the customer or of the processor, but for a refund or a dispute
+ * still to come: PII_RETENTION_DAYS counts from the last change into one of these. An open
+ * dispute (`disputed`) is not among them.
+ */
+export const SETTLED_STATUSES: readonly PaymentStatus[] = PAYMENT_STATUSES.filter(
+  (status) => status !== "pending" && status !== "processing" && status !== "disputed",
+);
+
 /** Money was taken: the customer has paid, whatever happened after. */
 export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set([
   "succeeded",

@@ -14,7 +14,8 @@ export interface PaymentRow {
   status: PaymentStatus;
   amount: number;
   currency: Currency;
-  customer_email: string;
+  /** Null once the customer was erased (erased_at). */
+  customer_email: string | null;
   customer_name: string | null;
   description: string | null;
   metadata: Metadata | null;
@@ -44,6 +45,8 @@ export interface PaymentRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** When its customer was erased: e-mail, name, description and metadata are gone. */
+  erased_at: Date | null;
 }
 
 export interface StatusUpdate {
@@ -248,6 +251,7 @@ export const RESOURCE_FIELDS = [
   "paid_at_processor",
   "processor",
   "payment_link_id",
+  "erased_at",
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 export const RESOURCE_COLUMNS = RESOURCE_FIELDS.join(", ");

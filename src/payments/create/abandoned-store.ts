@@ -88,3 +88,30 @@ export async function openOrphanItem(q: Queryable, abandonedId: string, detail: 
     [abandonedId, detail],
   );
 }
+
+/** An erased customer's address and the item's words leave the remembered requests. */
+export async function eraseAbandonedRequests(q: Queryable, paymentIds: readonly string[]): Promise<void> {
+  await q.query(
+    `UPDATE abandoned_checkouts SET request = (request - 'customerEmail') || '{"lineItemName": "Payment"}'::jsonb
+     WHERE transaction_id = ANY ($1::uuid[])`,
+    [paymentIds],
+  );
+}
+
+/** One batch of attempts closed before `before` that no reconciliation item refers to. */
+export async function deleteClosedAbandonedBefore(
+  q: Queryable,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM abandoned_checkouts WHERE id IN (
+       SELECT a.id FROM abandoned_checkouts a
+       WHERE a.closed_at < $1
+         AND NOT EXISTS (SELECT 1 FROM reconciliation_items i WHERE i.abandoned_checkout_id = a.id)
+       LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

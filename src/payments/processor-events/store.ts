@@ -32,3 +32,18 @@ export async function findPaymentAtProcessor(
   const [row] = await q.query<PaymentRow>(LOOKUP_BY_REFERENCE[reference], [processor, value]);
   return row;
 }
+
+/** One batch of processor events received before `before`, oldest first. */
+export async function deleteProcessorEventsBefore(
+  q: Queryable,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM processor_events WHERE (processor, id) IN (
+       SELECT processor, id FROM processor_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

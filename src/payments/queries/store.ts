@@ -26,6 +26,7 @@ const NOT_SUMMARISED = [
   "paid_at_processor",
   "processor",
   "payment_link_id",
+  "erased_at",
 ] as const;
 
 /**

@@ -9,6 +9,7 @@ import authTestRoute from "../../merchants/routes/auth-test.ts";
 import paymentLinkRoutes from "../../payment-links/routes/api.ts";
 import cancelPaymentRoute from "../../payments/routes/cancel.ts";
 import createPaymentRoute from "../../payments/routes/create.ts";
+import { merchantErasureRoute } from "../../payments/routes/erasure.ts";
 import paymentEventRoutes from "../../payments/routes/events.ts";
 import getPaymentRoute from "../../payments/routes/get.ts";
 import listPaymentsRoute from "../../payments/routes/list.ts";
@@ -81,6 +82,7 @@ export const merchantApi: FastifyPluginAsync<{
   await api.register(brandingRoutes, { branding: services.branding });
   await api.register(eventFeedRoute, { webhooks });
   await api.register(eventStreamRoute, { db: services.db, keys: merchantAuth });
+  await api.register(merchantErasureRoute, { erasure: payments.erasure });
   if (sandbox) {
     await api.register(triggerRoute, {
       creation: payments.creation,

@@ -1,4 +1,4 @@
-// The queue as operations sees it (its depth, its age), and the pruning of old attempt logs.
+// The queue as operations sees it (its depth, its age), and the pruning of old events and attempt logs.
 import type { Queryable } from "../../db/database.ts";
 
 /** When the longest-waiting undelivered event was queued; null when nothing waits. */
@@ -22,6 +22,29 @@ export async function deleteAttemptsBefore(q: Queryable, before: Date, limit: nu
     `DELETE FROM webhook_attempts WHERE id IN (
        SELECT id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2
      ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}
+
+/**
+ * One batch of events created before `before`, oldest first, with their deliveries, their
+ * deliveries' attempts and their receipts (one statement: the foreign keys are checked at its end).
+ */
+export async function deleteEventsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `WITH doomed AS (
+       SELECT id FROM webhook_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
+     ), deliveries AS (
+       SELECT d.id FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM doomed)
+     ), attempts AS (
+       DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM deliveries)
+     ), delivered AS (
+       DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM deliveries)
+     ), receipts AS (
+       DELETE FROM receipt_emails WHERE event_id IN (SELECT id FROM doomed)
+     )
+     DELETE FROM webhook_events WHERE id IN (SELECT id FROM doomed) RETURNING 1`,
     [before, limit],
   );
   return rows.length;

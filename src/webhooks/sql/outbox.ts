@@ -110,3 +110,22 @@ export async function insertRecoveryDeliveries(
   );
   return row?.queued ?? 0;
 }
+
+/**
+ * Takes `fields` out of every stored body of these payments' events, keeping the others in their
+ * order: a resend, a retry not yet sent, the feed and the stream all read these bodies.
+ */
+export async function eraseEventFields(
+  q: Queryable,
+  paymentIds: readonly string[],
+  fields: readonly string[],
+): Promise<void> {
+  await q.query(
+    `UPDATE webhook_events e SET payload = (
+       SELECT COALESCE(json_object_agg(f.key, f.value ORDER BY f.n), '{}'::json)
+       FROM json_each(e.payload) WITH ORDINALITY AS f(key, value, n)
+       WHERE f.key <> ALL ($2::text[]))
+     WHERE e.payment_id = ANY ($1::uuid[])`,
+    [paymentIds, fields],
+  );
+}

@@ -262,6 +262,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a customer of this group (GDPR article 17)
+         * @description Each matched payment loses customerEmail, customerName, description and metadata everywhere the service keeps or shows them (the payment, lists and exports, the events feed and stream, stored webhook bodies, receipts, idempotent requests) and gains erasedAt; ids, amounts, statuses, times and refunds stay. Audited as customer.erased with a keyed hash of the address. An address with no payments, or already erased, answers 0. The processor's own records are the processor's to erase.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description The customer's e-mail address, any case
+                         */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                erased: {
+                                    /** @description Payments whose customer was erased now */
+                                    payments: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                500: components["responses"]["InternalError"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sandbox/trigger": {
         parameters: {
             query?: never;
@@ -594,6 +664,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/customers/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a customer of one group, or of every group
+         * @description Each matched payment loses customerEmail, customerName, description and metadata everywhere the service keeps or shows them (the payment, lists and exports, the events feed and stream, stored webhook bodies, receipts, idempotent requests) and gains erasedAt; ids, amounts, statuses, times and refunds stay. Audited as customer.erased with a keyed hash of the address. An address with no payments, or already erased, answers 0. The processor's own records are the processor's to erase. Without groupId, every group's payments with this address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description The customer's e-mail address, any case
+                         */
+                        email: string;
+                        /** @description One group; none: every group */
+                        groupId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                erased: {
+                                    /** @description Payments whose customer was erased now */
+                                    payments: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+                429: components["responses"]["TooManyRequests"];
+                500: components["responses"]["InternalError"];
+                503: components["responses"]["ServiceUnavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     paymentEvent: {
@@ -690,6 +829,11 @@ export interface components {
              * @description The payment link the customer paid through; null for a payment made through the API
              */
             paymentLinkId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer was erased (POST /api/v1/customers/erase, or PII_RETENTION_DAYS): customerEmail is absent, description and metadata are null; the bookkeeping stays
+             */
+            erasedAt?: string;
         };
         Refund: {
             /** Format: uuid */

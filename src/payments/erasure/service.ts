@@ -1,0 +1,115 @@
+// Erasing a customer (GDPR article 17 and its kin): the payments keep their bookkeeping and lose
+// the person, everywhere the service keeps or shows them (docs/security.md, "Erasure").
+import type { FastifyBaseLogger } from "fastify";
+import { insertAuditEntry } from "../../audit/store.ts";
+import type { Database, Queryable } from "../../db/database.ts";
+import { notFound } from "../../errors/domain-error.ts";
+import { eraseReceiptRecipients } from "../../receipts/store.ts";
+import { eraseEventFields } from "../../webhooks/sql/outbox.ts";
+import { ERASED_EVENT_FIELDS } from "../core/events.ts";
+import { forgetCreateRequests } from "../core/idempotency-store.ts";
+import { SETTLED_STATUSES } from "../core/status.ts";
+import { eraseAbandonedRequests } from "../create/abandoned-store.ts";
+import { type ErasedPayment, eraseFinalPaymentsBefore, erasePaymentsOf, groupExists } from "./store.ts";
+
+/** Records the service does not own but can reach (the built-in sandbox's): told after each erasure. */
+export interface RecordsElsewhere {
+  forgetCustomers(emails: readonly string[]): Promise<void>;
+}
+
+export interface ErasureRequest {
+  email: string;
+  /** One group's payments; null: every group's (operators). */
+  groupId: string | null;
+  actor: string;
+  address: string | null;
+}
+
+const RETENTION_BATCH = 500;
+
+export class CustomerErasure {
+  constructor(
+    private readonly db: Database,
+    /** A keyed hash of an address: the audit log says whose erasure it was without keeping it. */
+    private readonly digest: (email: string) => string,
+    private readonly elsewhere: RecordsElsewhere | undefined,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Erases the customer's payments and audits the request once, in one transaction; N may be 0. */
+  async erase(request: ErasureRequest): Promise<{ payments: number }> {
+    const { email } = request;
+    if (request.groupId !== null && !(await groupExists(this.db, request.groupId))) throw notFound("Group");
+    const erased = await this.db.transaction(async (tx) => {
+      const payments = await erasePaymentsOf(tx, email, request.groupId);
+      await eraseTraces(tx, payments);
+      await insertAuditEntry(tx, {
+        groupId: request.groupId,
+        actor: request.actor,
+        action: "customer.erased",
+        target: null,
+        detail: {
+          payments: payments.length,
+          emailHash: this.digest(email.toLowerCase()),
+          ...(request.groupId === null && {
+            groups: new Set(payments.map((payment) => payment.group_id)).size,
+          }),
+        },
+        address: request.address,
+      });
+      return payments;
+    });
+    await this.forgetElsewhere(erased);
+    return { payments: erased.length };
+  }
+
+  /**
+   * PII_RETENTION_DAYS: erases, batch by batch, every payment settled more than `retentionDays`
+   * ago; a run that erased any is audited once on the operators' log.
+   */
+  async eraseSettledBefore(retentionDays: number, now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - retentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const erased = await this.db.transaction(async (tx) => {
+        const payments = await eraseFinalPaymentsBefore(tx, before, SETTLED_STATUSES, RETENTION_BATCH);
+        await eraseTraces(tx, payments);
+        return payments;
+      });
+      await this.forgetElsewhere(erased);
+      total += erased.length;
+      if (erased.length < RETENTION_BATCH) break;
+    }
+    if (total > 0) {
+      await insertAuditEntry(this.db, {
+        groupId: null,
+        actor: "retention",
+        action: "retention.erased",
+        target: null,
+        detail: { payments: total, retentionDays },
+        address: null,
+      });
+    }
+    return total;
+  }
+
+  private async forgetElsewhere(erased: readonly ErasedPayment[]): Promise<void> {
+    if (!this.elsewhere || erased.length === 0) return;
+    // After the commit: the payments are erased whatever the sandbox says; it is told again by none.
+    await this.elsewhere
+      .forgetCustomers([...new Set(erased.map((payment) => payment.email))])
+      .catch((error: Error) =>
+        this.log.warn({ reason: error.message }, "the sandbox could not forget a customer"),
+      );
+  }
+}
+
+/** Every other place the erased payments' customer was kept: event bodies, receipts, requests. */
+async function eraseTraces(q: Queryable, payments: readonly ErasedPayment[]): Promise<void> {
+  if (payments.length === 0) return;
+  const ids = payments.map((payment) => payment.id);
+  await eraseEventFields(q, ids, ERASED_EVENT_FIELDS);
+  await eraseReceiptRecipients(q, ids);
+  await forgetCreateRequests(q, [...new Set(payments.map((payment) => payment.group_id))], ids);
+  await eraseAbandonedRequests(q, ids);
+}
