@@ -231,6 +231,19 @@ describe("the service as a process", () => {
       [JSON.parse(refunded.stdout).amount, JSON.parse(refunded.stdout).status],
       [250, "succeeded"],
     );
+    // The merchant erases the customer: said in words, then the payment has no e-mail.
+    const merchantFlags = ["--url", url, "--public-key", publicKey, "--secret-key", secretKey];
+    const erased = await checkoutCli(["customers", "erase", "CLI@example.com", ...merchantFlags]);
+    assert.match(erased.stdout, /^Erased the customer from 1 payment\. /);
+    const afterErasure = JSON.parse(
+      (await checkoutCli(["payments", "get", payment.transactionId, ...merchantFlags, "--json"])).stdout,
+    );
+    assert.equal(afterErasure.customerEmail, undefined);
+    assert.match(afterErasure.erasedAt, /Z$/);
+    assert.match(
+      (await checkoutCli(["customers", "erase", "cli@example.com", ...merchantFlags])).stdout,
+      /^No payment of yours/,
+    );
     await assert.rejects(
       checkoutCli(["groups", "get", created.groupId, "--url", url, "--token", "wrong"]),
       /UNAUTHORIZED/,

@@ -15,19 +15,50 @@ const LINK_PATH =
   /^\/(pay|return|dashboard\/invite|operator\/invite|dashboard\/reset|operator\/reset)\/[^/?#]+/i;
 
 /**
- * The URL as logged: a link's token replaced. The router decodes percent-encoding (`/%70ay/…` is
+ * Query parameters whose values are logged: filters, pages and windows. Any other value (a
+ * search term such as the dashboard's `q`, which may be a customer's e-mail) is replaced.
+ */
+const LOGGED_QUERY_VALUES = new Set([
+  "status",
+  "limit",
+  "after",
+  "before",
+  "from",
+  "to",
+  "since",
+  "until",
+  "kind",
+  "processor",
+  "group",
+  "groupId",
+  "format",
+]);
+
+function withoutQueryValues(query: string): string {
+  return query
+    .split("&")
+    .map((pair) => {
+      const [name = "", value] = pair.split(/=(.*)/s, 2);
+      return value === undefined || LOGGED_QUERY_VALUES.has(name) ? pair : `${name}=[redacted]`;
+    })
+    .join("&");
+}
+
+/**
+ * The URL as logged: a link's token replaced, and query values but those of filters and pages. The router decodes percent-encoding (`/%70ay/…` is
  * `/pay/…`), so the match is made on the decoded path; a path that does not decode is logged
  * only up to its first segment.
  */
-export function withoutLinkToken(url: string): string {
-  const [path = "", query] = url.split(/\?(.*)/s, 2);
+export function loggedUrl(url: string): string {
+  const [path = "", rawQuery] = url.split(/\?(.*)/s, 2);
+  const query = rawQuery === undefined ? undefined : withoutQueryValues(rawQuery);
   let decoded: string;
   try {
     decoded = decodeURIComponent(path);
   } catch {
     return `${path.split("/").slice(0, 2).join("/")}/[undecodable]`;
   }
-  if (!LINK_PATH.test(decoded)) return url;
+  if (!LINK_PATH.test(decoded)) return query === undefined ? path : `${path}?${query}`;
   const redacted = decoded.replace(LINK_PATH, (_match, prefix: string) => `/${prefix.toLowerCase()}/[token]`);
   return query === undefined ? redacted : `${redacted}?${query}`;
 }
@@ -44,7 +75,7 @@ export function loggerOptions(
       // A link's token is as good as the link: never in the log.
       req: (request: { method: string; url: string; id: string }) => ({
         method: request.method,
-        url: withoutLinkToken(request.url),
+        url: loggedUrl(request.url),
         id: request.id,
       }),
     },

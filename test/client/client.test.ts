@@ -80,6 +80,19 @@ describe("@checkout-service/client against a real service", () => {
     );
   });
 
+  it("erases a customer: the payment keeps its amount and loses the address", async () => {
+    const created = await checkout.payments.create({
+      ...validPayment(),
+      customerEmail: "forget.me@example.com",
+    });
+    assert.deepEqual(await checkout.customers.erase("Forget.Me@example.com"), { erased: { payments: 1 } });
+    const payment = await checkout.payments.get(created.transactionId);
+    assert.equal(payment.customerEmail, undefined);
+    assert.equal(typeof payment.erasedAt, "string");
+    assert.equal(payment.amount, 1999);
+    assert.deepEqual(await checkout.customers.erase("forget.me@example.com"), { erased: { payments: 0 } });
+  });
+
   it("rejects an error answer with a CheckoutError carrying status, code and message", async () => {
     const missing = await checkout.payments
       .get("00000000-0000-0000-0000-000000000000")

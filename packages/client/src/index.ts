@@ -186,6 +186,17 @@ export class Checkout {
       followEvents(this.transport, options),
   };
 
+  readonly customers = {
+    /**
+     * Erases a customer of your group (GDPR article 17): every payment with this e-mail address, any
+     * case, loses customerEmail, customerName, description and metadata wherever the service keeps
+     * them, and gains erasedAt. Resolves to how many payments were erased now (0 when none or
+     * already erased). The processor's own records are its to erase.
+     */
+    erase: (email: string): Promise<{ erased: { payments: number } }> =>
+      this.call("POST", "/api/v1/customers/erase", { body: { email } }),
+  };
+
   /** The sandbox processor's helpers: only a service running with PROCESSOR=sandbox answers them. */
   readonly sandbox = {
     /** A new payment of your group, driven by the sandbox to the status that sends `event`. */

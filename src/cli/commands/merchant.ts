@@ -125,6 +125,25 @@ export function merchantCommands(program: Command): void {
     );
 
   program
+    .command("customers")
+    .description("your customers (merchant keys)")
+    .command("erase")
+    .description(
+      "erase a customer (GDPR article 17): their e-mail, name, the description and metadata leave every payment of theirs",
+    )
+    .argument("<email>", "the customer's e-mail address, any case")
+    .action(async (email: string, _options, command: Command) => {
+      const { erased } = await asMerchant(command, (checkout) => checkout.customers.erase(email));
+      show(
+        command,
+        { erased },
+        erased.payments === 0
+          ? "No payment of yours has this customer (or it was erased already)."
+          : `Erased the customer from ${erased.payments} payment${erased.payments === 1 ? "" : "s"}. The processor's own records are its to erase.`,
+      );
+    });
+
+  program
     .command("listen")
     .description(
       "follow your events and post each to a local URL, signed as a production webhook; resumes where it stopped",
