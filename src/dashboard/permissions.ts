@@ -12,7 +12,8 @@ export type DashboardAction =
   | "manage_users"
   | "read_audit_log"
   | "manage_payment_links"
-  | "manage_branding";
+  | "manage_branding"
+  | "erase_customers";
 
 const DEVELOPER: readonly DashboardAction[] = [
   "refund",
@@ -26,7 +27,7 @@ const DEVELOPER: readonly DashboardAction[] = [
 ];
 
 const ALLOWED: Record<Role, ReadonlySet<DashboardAction>> = {
-  owner: new Set<DashboardAction>([...DEVELOPER, "manage_users", "read_audit_log"]),
+  owner: new Set<DashboardAction>([...DEVELOPER, "manage_users", "read_audit_log", "erase_customers"]),
   developer: new Set(DEVELOPER),
   viewer: new Set(),
 };

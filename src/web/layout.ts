@@ -19,6 +19,7 @@ const NAV: Record<Audience, NavItem[]> = {
     { href: "/dashboard/developers", label: "Developers" },
     { href: "/dashboard/users", label: "Users", show: (p) => p.role === "owner" },
     { href: "/dashboard/audit", label: "Audit log", show: (p) => p.role === "owner" },
+    { href: "/dashboard/privacy", label: "Privacy", show: (p) => p.role === "owner" },
     { href: "/dashboard/account", label: "Account" },
   ],
   operator: [

@@ -339,6 +339,67 @@ describe("dashboard pages", () => {
     });
   });
 
+  describe("privacy", () => {
+    it("an owner erases a customer after a confirmation step: the search, the list, the page and the export forget them", async () => {
+      const paid = await pay({
+        customerEmail: "Gone.Soon@Customer.example",
+        customerName: "Gone Soon",
+        amount: 4321,
+      });
+      const ask = await owner.get("/dashboard/privacy");
+      assert.equal(ask.status, 200);
+      assert.match(ask.text, /<form method="post" action="\/dashboard\/privacy"[^>]*id="erase-ask"/);
+      assert.match(ask.text, /<input id="erase-email" name="email" type="email"/);
+      const confirm = await owner.post("/dashboard/privacy", { email: "gone.soon@customer.example" });
+      assert.equal(confirm.status, 200);
+      assert.match(confirm.text, /id="erase-confirm"/);
+      assert.match(confirm.text, /<input type="hidden" name="email" value="gone\.soon@customer\.example">/);
+      assert.match(confirm.text, /<input type="hidden" name="confirm" value="true">/);
+      const unchanged = await service.api(group, "GET", `/api/v1/payments/${paid.transactionId}`);
+      assert.equal(unchanged.body.data.customerEmail, "Gone.Soon@Customer.example", "asking erases nothing");
+      const done = await owner.post("/dashboard/privacy", {
+        email: "gone.soon@customer.example",
+        confirm: "true",
+      });
+      assert.equal(done.status, 303);
+      assert.match((await owner.get("/dashboard/privacy")).text, /erased from 1 payment\./);
+      const search = await viewer.get("/dashboard/payments?q=gone.soon%40customer.example");
+      assert.match(search.text, /No payments match/);
+      const detail = await viewer.get(`/dashboard/payments/${paid.transactionId}`);
+      assert.match(detail.text, /id="customer"><span class="muted">Erased /);
+      assert.doesNotMatch(detail.text, /Gone Soon|gone\.soon/i);
+      const csv = await fetch(`${service.url}/dashboard/payments.csv`, {
+        headers: { cookie: viewer.cookieHeader },
+      });
+      const rows = (await csv.text()).split("\r\n").filter((line) => line.startsWith(paid.transactionId));
+      assert.equal(rows.length, 1);
+      assert.match(rows[0] ?? "", new RegExp(`^${paid.transactionId},succeeded,4321,usd,0,,,`));
+      const [audit] = await service.services.db.query<{ actor: string; detail: { payments: number } }>(
+        "SELECT actor, detail FROM audit_log WHERE action = 'customer.erased' AND group_id = $1",
+        [group.groupId],
+      );
+      assert.match(audit?.actor ?? "", /owner@shop\.example|^account:/);
+      assert.equal(audit?.detail.payments, 1);
+    });
+
+    it("developers and viewers may not erase; a malformed address is the form again, never a 500", async () => {
+      for (const user of [developer, viewer]) {
+        assert.equal((await user.get("/dashboard/privacy")).status, 403);
+        await user.get("/dashboard");
+        const refused = await user.post("/dashboard/privacy", {
+          email: "a@customer.example",
+          confirm: "true",
+        });
+        assert.equal(refused.status, 403);
+      }
+      await owner.get("/dashboard/privacy");
+      for (const email of ["not an address", "a\u0000b@customer.example", "x".repeat(300)]) {
+        const answer = await owner.post("/dashboard/privacy", { email, confirm: "true" });
+        assert.equal(answer.status, 400, email);
+      }
+    });
+  });
+
   describe("roles", () => {
     it("a viewer sees no refund form and no secrets, and a direct POST is refused with 403", async () => {
       const paid = await pay({ amount: 5000 });

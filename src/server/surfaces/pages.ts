@@ -12,6 +12,7 @@ import overviewPage from "../../dashboard/overview.ts";
 import paymentDetailPages from "../../dashboard/payment-detail.ts";
 import paymentLinkPages from "../../dashboard/payment-links.ts";
 import paymentListPages from "../../dashboard/payments.ts";
+import privacyPages from "../../dashboard/privacy.ts";
 import userPages from "../../dashboard/users.ts";
 import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
@@ -72,6 +73,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
         canMail: config.smtpUrl !== undefined,
       });
       await dashboard.register(userPages, { accounts, twoFactor });
+      await dashboard.register(privacyPages, { erasure: payments.erasure });
     });
 
     await web.register(async (operatorConsole) => {
