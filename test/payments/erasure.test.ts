@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SecretBox } from "../../src/crypto/secret-box.ts";
-import type { Queryable } from "../../src/db/database.ts";
+import { tablesHolding } from "../helpers/customer-traces.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, TEST_SECRETS_KEY, type TestGroup, type TestService } from "../helpers/service.ts";
 import { smtpListener } from "../helpers/smtp.ts";
@@ -12,22 +12,6 @@ import { waitFor } from "../helpers/wait.ts";
 const EMAIL = "Erin.Quill@Example.COM";
 const NAME = "Erin Quill";
 const DESCRIPTION = "Blue glazed vase";
-
-/** The rows of every table whose text holds `needle` (any case): where a customer could still be. */
-export async function tablesHolding(db: Queryable, needle: string): Promise<string[]> {
-  const tables = await db.query<{ name: string }>(
-    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
-  );
-  const holding: string[] = [];
-  for (const { name } of tables) {
-    const [row] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "${name}" t WHERE strpos(lower(t::text), lower($1)) > 0`,
-      [needle],
-    );
-    if ((row?.n ?? 0) > 0) holding.push(name);
-  }
-  return holding;
-}
 
 describe("customer erasure", () => {
   let service: TestService;

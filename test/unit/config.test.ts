@@ -61,6 +61,25 @@ describe("configuration", () => {
     assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy, "10.0.0.0/8, 127.0.0.1");
   });
 
+  it("keeps customers until PII_RETENTION_DAYS, events 90 days, audit entries 400; a bad value stops the start naming it", () => {
+    const config = loadConfig({});
+    assert.deepEqual(
+      [config.piiRetentionDays, config.eventRetentionDays, config.auditRetentionDays],
+      [0, 90, 400],
+    );
+    assert.equal(loadConfig({ PII_RETENTION_DAYS: "365" }).piiRetentionDays, 365);
+    for (const name of ["PII_RETENTION_DAYS", "EVENT_RETENTION_DAYS", "AUDIT_RETENTION_DAYS"]) {
+      for (const value of ["-1", "1.5", "ten"]) {
+        assert.throws(
+          () => loadConfig({ [name]: value }),
+          (error: Error) =>
+            error instanceof ConfigError && error.message.startsWith(name) && !error.message.includes("\n"),
+          `${name}=${value}`,
+        );
+      }
+    }
+  });
+
   it("runs both roles unless SERVICE_ROLES says otherwise", () => {
     assert.deepEqual(loadConfig({}).serviceRoles, ["api", "workers"]);
     assert.deepEqual(loadConfig({ SERVICE_ROLES: "workers, api" }).serviceRoles, ["api", "workers"]);
