@@ -1,6 +1,7 @@
-// npm run bench [-- --quick] [-- --soak] [-- --profile] [-- --only=pg,webhooks,…] [-- --scale]
+// npm run bench [-- --quick] [-- --soak] [-- --profile] [-- --only=pg,webhooks,…] [-- --scale] [-- --retention]
 // Drives the real service (PostgreSQL, sandbox processor) and same-run baselines with autocannon on
-// loopback, then prints one table (--scale: the paths on an empty and a seeded database, bench/scale.ts).
+// loopback, then prints one table (--scale: the paths on an empty and a seeded database, bench/scale.ts;
+// --retention: pruning a year's backlog while creates run, bench/retention.ts).
 // Exits non-zero only if a scenario errors.
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -51,6 +52,7 @@ import {
   WARMUP_S,
   watchMemory,
 } from "./kit.ts";
+import { retentionRun } from "./retention.ts";
 import { scaleRun } from "./scale.ts";
 import { pgbouncerScenarios, replicaScenarios } from "./topology.ts";
 
@@ -441,8 +443,9 @@ function verdict(met: boolean, target: string): string {
 async function main() {
   const build = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("build failed");
-  if (args.has("--scale")) {
-    await scaleRun()
+  const alone = args.has("--scale") ? scaleRun : args.has("--retention") ? retentionRun : undefined;
+  if (alone) {
+    await alone()
       .catch((error: Error) => {
         outcome.failed = true;
         process.stderr.write(`bench failed: ${error.stack}\n`);

@@ -236,13 +236,18 @@ try {
   await merchant.screenshot({ path: `${OUT}/dashboard-payment-links.png`, fullPage: true });
   await merchant.goto(`${url}/dashboard/branding`);
   await merchant.screenshot({ path: `${OUT}/dashboard-branding.png`, fullPage: true });
+  // The erasure's confirmation step, as an owner sees it before anything is erased.
+  await merchant.goto(`${url}/dashboard/privacy`);
+  await merchant.fill("#erase-email", "chloe@example.net");
+  await Promise.all([merchant.waitForLoadState("load"), merchant.click("#erase-ask button[type=submit]")]);
+  await merchant.screenshot({ path: `${OUT}/dashboard-privacy.png`, fullPage: true });
   const console = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await accept(console, operator.inviteUrl as string);
   await console.goto(`${url}/operator/reconciliation`);
   await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
   await browser.close();
   process.stdout.write(
-    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
   );
 } finally {
   await running.close();

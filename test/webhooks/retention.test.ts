@@ -46,9 +46,15 @@ describe("webhook attempt logs are pruned by age (WEBHOOK_ATTEMPT_RETENTION_DAYS
       eventRetentionDays: 0,
       auditRetentionDays: 0,
     }).filter((pruner) => pruner.name === "webhook attempts");
-    assert.deepEqual(await pruneAll(service.services.db, attempts), { "webhook attempts": 12000 });
+    assert.deepEqual(await pruneAll(service.services.db, attempts, new Date(), 0), {
+      "webhook attempts": 12000,
+    });
     assert.equal(await count(), 1, "the recent attempt stays");
-    assert.deepEqual(await pruneAll(service.services.db, attempts), {}, "nothing left to prune");
+    assert.deepEqual(
+      await pruneAll(service.services.db, attempts, new Date(), 0),
+      {},
+      "nothing left to prune",
+    );
     const events = (await service.api(group, "GET", `/api/v1/payments/${id}/events`)).body.data;
     assert.equal(events[0].deliveries[0].state, "succeeded", "the delivery itself is kept");
   });
