@@ -25,6 +25,8 @@ export interface Database extends Queryable {
    * The embedded database is one process, whose in-process signals already reach everyone.
    */
   listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
+  /** The read replica's last measured replay lag: only with DATABASE_READ_URL (null: not measured). */
+  replicaLagMs?(): number | null;
   close(): Promise<void>;
 }
 

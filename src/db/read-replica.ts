@@ -25,15 +25,17 @@ export function withReadReplica(
   primary: Database,
   replica: Database,
   maxLagMs: number,
-): Database & { readTarget(): ReadTarget } {
+): Database & { readTarget(): ReadTarget; replicaLagMs(): number | null } {
   let target: ReadTarget = "primary";
+  let lastLag: number | null = null;
   const check = async () => {
     try {
       const [row] = await replica.query<{ lag_ms: number | null }>(REPLAY_LAG);
-      const lag = row?.lag_ms;
+      lastLag = row?.lag_ms ?? null;
       // Not a standby at all (null), or too far behind: the primary answers.
-      target = lag !== null && lag !== undefined && lag <= maxLagMs ? "replica" : "primary";
+      target = lastLag !== null && lastLag <= maxLagMs ? "replica" : "primary";
     } catch {
+      lastLag = null;
       target = "primary";
     }
   };
@@ -62,6 +64,7 @@ export function withReadReplica(
     ...primary,
     reads,
     readTarget: () => target,
+    replicaLagMs: () => lastLag,
     async close() {
       clearInterval(timer);
       await checking;

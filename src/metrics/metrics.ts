@@ -1,5 +1,19 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
+/** What the gauges read at each scrape. */
+export interface MetricProbes {
+  /** Webhook deliveries waiting for an attempt. */
+  queueDepth(): Promise<number>;
+  /** When the longest-waiting undelivered webhook was queued; null when none waits. */
+  oldestQueuedAt(): Promise<Date | null>;
+  /** Whether the database answers a trivial statement within the health check's time. */
+  databaseAnswers(): Promise<boolean>;
+  /** Each enabled processor, and whether creates pass it over (its breaker is open). */
+  breakers(): Record<string, "ok" | "skipped">;
+  /** The read replica's replay lag; undefined without DATABASE_READ_URL, null while unmeasured. */
+  replicaLagMs(): number | null | undefined;
+}
+
 /** One registry per service instance, so several services in one process (tests) stay apart. */
 export class Metrics {
   readonly registry = new Registry();
@@ -9,8 +23,8 @@ export class Metrics {
   readonly webhookFirstAttemptDelaySeconds: Histogram;
   readonly processorFailovers: Counter<"from" | "to" | "reason">;
 
-  /** `queueDepth` is read on each scrape. */
-  constructor(queueDepth: () => Promise<number>) {
+  /** The probes are read on each scrape; `readMaxLagMs` is DATABASE_READ_MAX_LAG_MS. */
+  constructor(probes: MetricProbes, readMaxLagMs: number) {
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Histogram({
       name: "http_request_duration_seconds",
@@ -49,8 +63,52 @@ export class Metrics {
       help: "Webhook deliveries waiting for an attempt",
       registers: [this.registry],
       async collect() {
-        this.set(await queueDepth().catch(() => Number.NaN));
+        this.set(await probes.queueDepth().catch(() => Number.NaN));
       },
     });
+    new Gauge({
+      name: "webhook_queue_oldest_age_seconds",
+      help: "How long the longest-waiting undelivered webhook has waited (0 when none waits)",
+      registers: [this.registry],
+      async collect() {
+        const oldest = await probes.oldestQueuedAt().catch(() => undefined);
+        this.set(oldest === undefined ? Number.NaN : oldest ? (Date.now() - oldest.getTime()) / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: "checkout_database_up",
+      help: "1 when the database answered this scrape's check, 0 when it did not",
+      registers: [this.registry],
+      async collect() {
+        this.set((await probes.databaseAnswers()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "checkout_processor_breaker_open",
+      help: "1 while creates pass this processor over (its breaker is open), else 0",
+      labelNames: ["processor"],
+      registers: [this.registry],
+      collect() {
+        for (const [processor, status] of Object.entries(probes.breakers())) {
+          this.set({ processor }, status === "skipped" ? 1 : 0);
+        }
+      },
+    });
+    if (probes.replicaLagMs() !== undefined) {
+      new Gauge({
+        name: "checkout_database_replica_lag_seconds",
+        help: "The read replica's replay lag (NaN while it cannot be measured)",
+        registers: [this.registry],
+        collect() {
+          const lag = probes.replicaLagMs();
+          this.set(lag === null || lag === undefined ? Number.NaN : lag / 1000);
+        },
+      });
+      new Gauge({
+        name: "checkout_database_read_max_lag_seconds",
+        help: "DATABASE_READ_MAX_LAG_MS: past this lag the replica's reads go to the primary",
+        registers: [this.registry],
+      }).set(readMaxLagMs / 1000);
+    }
   }
 }

@@ -69,7 +69,7 @@ export function pruners(config: RetentionConfig): Pruner[] {
     },
     {
       name: "expired sign-in records",
-      batch: 1000,
+      batch: 100,
       prune: (q, _now, limit) => deleteExpiredAccountRecords(q, limit),
     },
   ];

@@ -6,6 +6,7 @@ import { Branding } from "../branding/service.ts";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
+import { checkDatabase } from "../health/routes.ts";
 import { smtpMailer } from "../mail/mailer.ts";
 import { MerchantAuthenticator } from "../merchants/auth.ts";
 import { MerchantsService } from "../merchants/service.ts";
@@ -62,7 +63,17 @@ export function buildServices(
   const webhookModule = createWebhooks(db, config);
   const { outbox, log: eventLog, replays } = webhookModule;
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
-  const metrics = new Metrics(() => eventLog.queueDepth());
+  const metrics = new Metrics(
+    {
+      queueDepth: () => eventLog.queueDepth(),
+      oldestQueuedAt: () => eventLog.oldestUndelivered(),
+      databaseAnswers: async () => (await checkDatabase(db, log)).ok,
+      breakers: () =>
+        Object.fromEntries(processors.defaultRoute.map((name) => [name, payments.breakers.status(name)])),
+      replicaLagMs: () => db.replicaLagMs?.(),
+    },
+    config.databaseReadMaxLagMs,
+  );
   const payments = createPayments({
     db,
     processors,

@@ -52,6 +52,9 @@ describe("reads that may lag, on a streaming replica", { skip: needsReplica }, (
     const db = replicated(5000);
     try {
       await waitFor(async () => (db.readTarget() === "replica" ? true : undefined), 5000, "replica in use");
+      // What /metrics reports as checkout_database_replica_lag_seconds.
+      const lag = db.replicaLagMs();
+      assert.ok(lag !== null && lag >= 0 && lag <= 5000, String(lag));
       assert.equal(await ranOn(db.reads), "replica");
       assert.equal(await ranOn(db), "primary");
       assert.equal(await db.transaction((tx) => ranOn(tx)), "primary");

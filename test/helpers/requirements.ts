@@ -23,6 +23,10 @@ export const needsChromium = (): false | string =>
     `no Chromium at ${CHROMIUM_PATH}: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH`,
   );
 
+/** A program a Debian package installs (promtool, prometheus, kubectl). */
+export const needsBinary = (path: string, install: string): false | string =>
+  skipUnless(existsSync(path), `no ${path}: ${install}`);
+
 function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {

@@ -10,7 +10,7 @@ import { ERASED_EVENT_FIELDS } from "../core/events.ts";
 import { forgetCreateRequests } from "../core/idempotency-store.ts";
 import { SETTLED_STATUSES } from "../core/status.ts";
 import { eraseAbandonedRequests } from "../create/abandoned-store.ts";
-import { type ErasedPayment, eraseFinalPaymentsBefore, erasePaymentsOf, groupExists } from "./store.ts";
+import { type ErasedPayment, erasePaymentsOf, eraseSettledPaymentsBefore, groupExists } from "./store.ts";
 
 /** Records the service does not own but can reach (the built-in sandbox's): told after each erasure. */
 export interface RecordsElsewhere {
@@ -72,7 +72,7 @@ export class CustomerErasure {
     let total = 0;
     for (;;) {
       const erased = await this.db.transaction(async (tx) => {
-        const payments = await eraseFinalPaymentsBefore(tx, before, SETTLED_STATUSES, RETENTION_BATCH);
+        const payments = await eraseSettledPaymentsBefore(tx, before, SETTLED_STATUSES, RETENTION_BATCH);
         await eraseTraces(tx, payments);
         return payments;
       });

@@ -37,13 +37,13 @@ export function erasePaymentsOf(
 }
 
 /**
- * One batch of payments final since before `before`, with no open dispute and no refund pending:
- * erased as a request would. Rows another transaction holds are left for the next batch.
+ * One batch of payments last changed before `before` into one of `settledStatuses`, with no
+ * refund pending: erased as a request would. Rows another transaction holds wait for the next run.
  */
-export function eraseFinalPaymentsBefore(
+export function eraseSettledPaymentsBefore(
   q: Queryable,
   before: Date,
-  finalStatuses: readonly PaymentStatus[],
+  settledStatuses: readonly PaymentStatus[],
   limit: number,
 ): Promise<ErasedPayment[]> {
   return q.query<ErasedPayment>(
@@ -57,7 +57,7 @@ export function eraseFinalPaymentsBefore(
      UPDATE payments p SET ${ERASE}
      FROM due WHERE p.id = due.id
      RETURNING p.id, p.group_id, due.email`,
-    [before, finalStatuses, limit],
+    [before, settledStatuses, limit],
   );
 }
 
