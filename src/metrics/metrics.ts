@@ -22,6 +22,7 @@ export class Metrics {
   readonly webhookAttemptSeconds: Histogram<"outcome">;
   readonly webhookFirstAttemptDelaySeconds: Histogram;
   readonly processorFailovers: Counter<"from" | "to" | "reason">;
+  readonly processorCreates: Counter<"processor" | "outcome">;
 
   /** The probes are read on each scrape; `readMaxLagMs` is DATABASE_READ_MAX_LAG_MS. */
   constructor(probes: MetricProbes, readMaxLagMs: number) {
@@ -56,6 +57,12 @@ export class Metrics {
       name: "checkout_processor_failovers_total",
       help: "Creates that passed a processor over for the next of the route ('none': no next), by reason",
       labelNames: ["from", "to", "reason"],
+      registers: [this.registry],
+    });
+    this.processorCreates = new Counter({
+      name: "checkout_processor_creates_total",
+      help: "Checkout creates a processor answered, by processor and outcome (opened, refused)",
+      labelNames: ["processor", "outcome"],
       registers: [this.registry],
     });
     new Gauge({

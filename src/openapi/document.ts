@@ -196,6 +196,7 @@ export function finishOpenApiDocument(document: Json, options: { publicUrl: stri
       { name: "webhooks", description: "The events sent to your webhookUrl: their log, replay and stream" },
       { name: "sandbox", description: "Development only: drive the sandbox processor" },
       { name: "auth", description: "Check a key pair" },
+      { name: "customers", description: "Erase a customer on request (GDPR article 17)" },
       { name: "admin", description: "The operator's API (ADMIN_TOKEN)" },
     ],
     components: {

@@ -35,6 +35,7 @@ export const OPERATION_IDS: Record<string, string> = {
   "put /api/v1/webhook-settings": "setWebhookSettings",
   "get /api/v1/branding": "getBranding",
   "put /api/v1/branding": "setBranding",
+  "post /api/v1/customers/erase": "eraseCustomer",
   "get /admin/v1/groups": "listGroups",
   "post /admin/v1/groups": "createGroup",
   "get /admin/v1/groups/{groupId}": "getGroup",
@@ -56,6 +57,7 @@ export const OPERATION_IDS: Record<string, string> = {
   "get /admin/v1/groups/{groupId}/routing": "getRouting",
   "put /admin/v1/groups/{groupId}/routing": "setRouting",
   "delete /admin/v1/groups/{groupId}/routing": "clearRouting",
+  "post /admin/v1/customers/erase": "eraseCustomerOfAnyGroup",
 };
 
 /** Error statuses a route can answer besides those its own schema lists. */

@@ -46,7 +46,8 @@ export function createPayments(options: {
   outbox: WebhookOutbox;
   config: Config;
   log: FastifyBaseLogger;
-  onFailover: FailoverListener;
+  /** Told of every processor passed over and every one that answered a create. */
+  onCreate: FailoverListener;
   /** A keyed hash of an e-mail address, for the erasure's audit entry. */
   digest: (email: string) => string;
   recordsElsewhere?: RecordsElsewhere | undefined;
@@ -63,13 +64,7 @@ export function createPayments(options: {
   });
   // An attempt is asked about again after the sweep after next: long enough for a slow answer.
   const abandoned = new AbandonedCheckouts(db, processors, config.abandonedCheckoutSweepMs * 2, log);
-  const failover = new Failover(
-    breakers,
-    abandoned,
-    config.processorCreateTimeoutMs,
-    options.onFailover,
-    log,
-  );
+  const failover = new Failover(breakers, abandoned, config.processorCreateTimeoutMs, options.onCreate, log);
   return {
     creation: new PaymentCreation(db, routing, failover, writer, queries, safeSites, config, log),
     safeSites,

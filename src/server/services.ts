@@ -80,7 +80,10 @@ export function buildServices(
     outbox,
     config,
     log,
-    onFailover: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
+    onCreate: {
+      passedOver: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
+      answered: (processor, outcome) => metrics.processorCreates.inc({ processor, outcome }),
+    },
     digest: (email) => box.keyedDigest("customer-erasure", email),
     recordsElsewhere,
   });

@@ -308,6 +308,13 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     await call("merchant", "PUT", "/api/v1/branding", { brandColor: "green" });
     await call("merchant", "GET", "/api/v1/branding");
     await call("none", "GET", "/api/v1/branding");
+    await call("merchant", "POST", "/api/v1/customers/erase", { email: "jane@example.com" });
+    await call("merchant", "POST", "/api/v1/customers/erase", { email: "not an address" });
+    await call("admin", "POST", "/admin/v1/customers/erase", { email: "jane@example.com" });
+    await call("admin", "POST", "/admin/v1/customers/erase", {
+      email: "jane@example.com",
+      groupId: "00000000-0000-0000-0000-000000000000",
+    });
 
     await call("admin", "POST", "/admin/v1/deliveries/recover", { since: "2026-01-01T00:00:00Z" });
     await call("admin", "POST", "/admin/v1/deliveries/recover", {});

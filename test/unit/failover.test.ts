@@ -69,7 +69,14 @@ describe("the create's deadline", () => {
 
   it("gives the first processor its own timeout, the last what is left, and answers within the deadline", async () => {
     const breakers = new ProcessorBreakers({ failures: 5, openMs: 30_000 });
-    const failover = new Failover(breakers, abandoned, 100, () => {}, quiet, 400);
+    const failover = new Failover(
+      breakers,
+      abandoned,
+      100,
+      { passedOver: () => {}, answered: () => {} },
+      quiet,
+      400,
+    );
     const started = Date.now();
     await assert.rejects(
       failover.open("unused", [silent("stripe"), silent("square")], request),
@@ -101,7 +108,14 @@ describe("the create's deadline", () => {
       },
     });
     const breakers = new ProcessorBreakers({ failures: 5, openMs: 30_000 });
-    const failover = new Failover(breakers, abandoned, 1000, (_f, _t, why) => reasons.push(why), quiet, 100);
+    const failover = new Failover(
+      breakers,
+      abandoned,
+      1000,
+      { passedOver: (_f, _t, why) => reasons.push(why), answered: () => {} },
+      quiet,
+      100,
+    );
     await assert.rejects(failover.open("unused", [lateLoss, counting], request), /could not create/);
     assert.equal(squareAsked, 0);
     assert.deepEqual(remembered, ["stripe"], "only the call that was made is remembered");

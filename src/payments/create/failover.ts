@@ -20,7 +20,13 @@ export type FailoverOutcome =
   /** A definite refusal: nothing was opened, and no other processor is asked. */
   | { outcome: "refused"; processor: ProcessorAdapter; passedOver: PassedOver[] };
 
-export type FailoverListener = (from: string, to: string, reason: PassedOver["reason"]) => void;
+/** Told of what each create met at its processors (the metrics count it). */
+export interface FailoverListener {
+  /** `from` was passed over for `to` ("none": no processor was left). */
+  passedOver(from: string, to: string, reason: PassedOver["reason"]): void;
+  /** `processor` answered: it opened the checkout, or refused it. */
+  answered(processor: string, outcome: FailoverOutcome["outcome"]): void;
+}
 
 /** What the processor said, or that it said nothing in time. */
 type Attempt = { checkout: Checkout } | { refused: Error } | { unknown: UnknownOutcome; error: Error };
@@ -37,7 +43,7 @@ export class Failover {
     private readonly abandoned: AbandonedCheckouts,
     /** The longest any processor but the last is given, so the next can still answer in time. */
     private readonly attemptTimeoutMs: number,
-    private readonly onFailover: FailoverListener,
+    private readonly listener: FailoverListener,
     private readonly log: FastifyBaseLogger,
     private readonly deadlineMs = CREATE_DEADLINE_MS,
   ) {}
@@ -52,7 +58,7 @@ export class Failover {
     const passOver = (index: number, reason: PassedOver["reason"]) => {
       const from = route[index]?.name as string;
       passedOver.push({ processor: from, reason });
-      this.onFailover(from, route[index + 1]?.name ?? "none", reason);
+      this.listener.passedOver(from, route[index + 1]?.name ?? "none", reason);
     };
     for (const [index, processor] of route.entries()) {
       if (!this.breakers.admit(processor.name)) {
@@ -74,10 +80,12 @@ export class Failover {
       );
       if ("checkout" in attempt) {
         this.breakers.answered(processor.name);
+        this.listener.answered(processor.name, "opened");
         return { outcome: "opened", processor, checkout: attempt.checkout, passedOver };
       }
       if ("refused" in attempt) {
         this.breakers.answered(processor.name);
+        this.listener.answered(processor.name, "refused");
         this.log.warn(
           {
             processor: processor.name,

@@ -275,57 +275,7 @@ export interface paths {
          * Erase a customer of this group (GDPR article 17)
          * @description Each matched payment loses customerEmail, customerName, description and metadata everywhere the service keeps or shows them (the payment, lists and exports, the events feed and stream, stored webhook bodies, receipts, idempotent requests) and gains erasedAt; ids, amounts, statuses, times and refunds stay. Audited as customer.erased with a keyed hash of the address. An address with no payments, or already erased, answers 0. The processor's own records are the processor's to erase.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description The customer's e-mail address, any case
-                         */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                erased: {
-                                    /** @description Payments whose customer was erased now */
-                                    payments: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                500: components["responses"]["InternalError"];
-                503: components["responses"]["ServiceUnavailable"];
-            };
-        };
+        post: operations["eraseCustomer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,56 +627,7 @@ export interface paths {
          * Erase a customer of one group, or of every group
          * @description Each matched payment loses customerEmail, customerName, description and metadata everywhere the service keeps or shows them (the payment, lists and exports, the events feed and stream, stored webhook bodies, receipts, idempotent requests) and gains erasedAt; ids, amounts, statuses, times and refunds stay. Audited as customer.erased with a keyed hash of the address. An address with no payments, or already erased, answers 0. The processor's own records are the processor's to erase. Without groupId, every group's payments with this address.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description The customer's e-mail address, any case
-                         */
-                        email: string;
-                        /** @description One group; none: every group */
-                        groupId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                erased: {
-                                    /** @description Payments whose customer was erased now */
-                                    payments: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                404: components["responses"]["NotFound"];
-                413: components["responses"]["PayloadTooLarge"];
-                415: components["responses"]["UnsupportedMediaType"];
-                429: components["responses"]["TooManyRequests"];
-                500: components["responses"]["InternalError"];
-                503: components["responses"]["ServiceUnavailable"];
-            };
-        };
+        post: operations["eraseCustomerOfAnyGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2356,6 +2257,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    eraseCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The customer's e-mail address, any case
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            erased: {
+                                /** @description Payments whose customer was erased now */
+                                payments: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     triggerSandboxEvent: {
         parameters: {
             query?: never;
@@ -3339,6 +3291,57 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["PasswordReset"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    eraseCustomerOfAnyGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The customer's e-mail address, any case
+                     */
+                    email: string;
+                    /** @description One group; none: every group */
+                    groupId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            erased: {
+                                /** @description Payments whose customer was erased now */
+                                payments: number;
+                            };
+                        };
                     };
                 };
             };
