@@ -1,10 +1,10 @@
 // What the service keeps, for how long (docs/operations.md, "Data lifetime"): every table that
 // grows with traffic is pruned here by its retention setting or by its own expiry, or is
 // bookkeeping and kept. Pruning goes a small batch per statement, oldest first, and rests twenty
-// times as long as each batch took: a year's backlog never holds a lock for long, and takes about
-// a twentieth of a database core, which leaves the create's p99 where it was (measured by
-// `npm run bench -- --retention`: at half a core it doubled) and still prunes ten times faster
-// than 2,000 events a minute arrive.
+// times as long as each batch took: no statement holds a lock for long, and it takes about a
+// twentieth of a database core, the gentlest pace `npm run bench -- --retention` measured (still
+// +47 % on the create's p99 while a backlog drains: docs/performance.md), and still prunes twenty
+// times faster than 2,000 events a minute arrive.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
 import { deleteExpiredAccountRecords } from "../accounts/sql/expiry.ts";

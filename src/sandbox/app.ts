@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import qs from "qs";
 import { EventSender } from "./events.ts";
 import { FaultPlayer } from "./faults.ts";
+import { forgetCustomers } from "./forget.ts";
 import { escapeHtml, sendSandboxPage as sendPage } from "./page.ts";
 import { type CheckoutView, type ProcessorSimulation, SandboxError, TEST_CARDS } from "./simulation.ts";
 import { registerSquareApi } from "./square/api.ts";
@@ -305,9 +306,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   );
   app.get("/sandbox/requests", async () => ({ data: state.requests }));
 
-  const forgetCustomers = async (emails: readonly string[]) => {
-    state.forgetCustomers(emails);
-    await state.flush();
+  return {
+    app,
+    state,
+    simulationOf,
+    stripe,
+    square,
+    async forgetCustomers(emails) {
+      forgetCustomers(state, emails);
+      await state.flush();
+    },
   };
-  return { app, state, simulationOf, stripe, square, forgetCustomers };
 }

@@ -185,7 +185,7 @@ export interface ProcessorFaults {
   refunds: RefundFault | null;
 }
 
-type Kind =
+export type Kind =
   | "session"
   | "payment_intent"
   | "charge"
@@ -206,29 +206,6 @@ export const squareId = (): string =>
     .toUpperCase()
     .slice(0, 20)
     .padEnd(20, "Q");
-
-/** Whether any string inside `value` is one `matches` picks. */
-function holdsAny(value: unknown, matches: (text: string) => boolean): boolean {
-  if (typeof value === "string") return matches(value);
-  if (Array.isArray(value)) return value.some((item) => holdsAny(item, matches));
-  if (value !== null && typeof value === "object")
-    return Object.values(value).some((item) => holdsAny(item, matches));
-  return false;
-}
-
-/** The object with every matching string set to null and its item name (Stripe's session) replaced. */
-function scrub<T>(value: T, matches: (text: string) => boolean): T {
-  if (typeof value === "string") return (matches(value) ? null : value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrub(item, matches)) as T;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).map(([key, item]) => [
-      key,
-      key === "line_item_name" ? "Payment" : scrub(item, matches),
-    ]);
-    return Object.fromEntries(entries) as T;
-  }
-  return value;
-}
 
 /** Takes one of a fault's uses, if any are left (an outage lasts until cleared). */
 function take<T extends { mode: string; remaining: number }>(
@@ -324,32 +301,10 @@ export class SandboxState {
     if (this.requests.length > MAX_RECORDED_REQUESTS) this.requests.shift();
   }
 
-  /**
-   * Forgets customers, as a processor's own erasure process would: their addresses leave every
-   * object and recorded request that held them, and the item names of their checkouts go too
-   * (they held the merchant's description).
-   */
-  forgetCustomers(emails: readonly string[]): void {
-    const forgotten = new Set(emails.map((email) => email.toLowerCase()));
-    const names = (text: string) => forgotten.has(text.toLowerCase());
-    const kinds = Object.keys(this.mapOfKinds()) as Kind[];
-    const erasedOrders = new Set<string>();
-    for (const kind of kinds) {
-      for (const [id, body] of this.mapOf(kind)) {
-        if (!holdsAny(body, names)) continue;
-        const scrubbed = scrub(body, names);
-        if (kind === "square_link") erasedOrders.add((body as SquarePaymentLink).order_id);
-        this.put(kind, id, scrubbed);
-      }
-    }
-    for (const orderId of erasedOrders) {
-      const order = this.squareOrders.get(orderId);
-      if (!order) continue;
-      for (const item of order.line_items) item.name = "Payment";
-      this.put("square_order", orderId, order);
-    }
-    for (const request of this.requests) {
-      if (holdsAny(request.body, names)) request.body = { erased: true };
+  /** Every object the sandbox holds, of every kind. */
+  *everyObject(): Generator<{ kind: Kind; id: string; body: unknown }> {
+    for (const [kind, map] of Object.entries(this.mapOfKinds()) as [Kind, Map<string, unknown>][]) {
+      for (const [id, body] of map) yield { kind, id, body };
     }
   }
 
