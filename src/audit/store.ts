@@ -1,6 +1,7 @@
 // The audit log: every action taken through the pages and the admin API, written in the same
 // transaction as the change it records wherever the change is one.
 import type { Database, Queryable } from "../db/database.ts";
+import { deleteOldestBefore } from "../db/prune.ts";
 
 /** Who did what, to what, from where. */
 export interface AuditEntry {
@@ -97,12 +98,5 @@ export const byAdminToken = (
 ): AuditEntry => ({ groupId, actor: "admin-token", action, target, detail, address: request.ip });
 
 /** One batch of entries written before `before`, oldest first. */
-export async function deleteAuditEntriesBefore(q: Queryable, before: Date, limit: number): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM audit_log WHERE id IN (
-       SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2
-     ) RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
-}
+export const deleteAuditEntriesBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
+  deleteOldestBefore(q, { table: "audit_log", key: "id", time: "created_at" }, before, limit);

@@ -1,6 +1,8 @@
 // Service-wide values kept in the database: the admin token's hash, sealed installation secrets,
 // and the sandbox processor's objects.
+
 import type { Queryable } from "../db/database.ts";
+import { deleteOldestBefore } from "../db/prune.ts";
 
 export async function readSetting(q: Queryable, name: string): Promise<string | undefined> {
   const [row] = await q.query<{ value: string }>("SELECT value FROM settings WHERE name = $1", [name]);
@@ -66,12 +68,5 @@ export function sandboxObjectStore(q: Queryable) {
 }
 
 /** One batch of sandbox objects untouched since `before` (the sandbox reads what is left at its start). */
-export async function deleteSandboxObjectsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM sandbox_objects WHERE id IN (
-       SELECT id FROM sandbox_objects WHERE updated_at < $1 ORDER BY updated_at LIMIT $2
-     ) RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
-}
+export const deleteSandboxObjectsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
+  deleteOldestBefore(q, { table: "sandbox_objects", key: "id", time: "updated_at" }, before, limit);

@@ -1,5 +1,7 @@
 // Statements of the processor-event path: replay protection and finding the payment an event names.
+
 import type { Queryable } from "../../db/database.ts";
+import { deleteOldestBefore } from "../../db/prune.ts";
 import type { PaymentRow } from "../core/store.ts";
 
 /** Records a processor event by its processor and id; false when it was seen before (a replay). */
@@ -34,16 +36,10 @@ export async function findPaymentAtProcessor(
 }
 
 /** One batch of processor events received before `before`, oldest first. */
-export async function deleteProcessorEventsBefore(
-  q: Queryable,
-  before: Date,
-  limit: number,
-): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM processor_events WHERE (processor, id) IN (
-       SELECT processor, id FROM processor_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
-     ) RETURNING 1`,
-    [before, limit],
+export const deleteProcessorEventsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
+  deleteOldestBefore(
+    q,
+    { table: "processor_events", key: "processor, id", time: "received_at" },
+    before,
+    limit,
   );
-  return rows.length;
-}

@@ -1,5 +1,7 @@
 // The queue as operations sees it (its depth, its age), and the pruning of old events and attempt logs.
+
 import type { Queryable } from "../../db/database.ts";
+import { deleteOldestBefore } from "../../db/prune.ts";
 
 /** When the longest-waiting undelivered event was queued; null when nothing waits. */
 export async function oldestPendingDelivery(q: Queryable): Promise<Date | null> {
@@ -17,15 +19,8 @@ export async function countPendingDeliveries(q: Queryable): Promise<number> {
 }
 
 /** One batch of attempt logs from before `before`, oldest first; how many went. */
-export async function deleteAttemptsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM webhook_attempts WHERE id IN (
-       SELECT id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2
-     ) RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
-}
+export const deleteAttemptsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
+  deleteOldestBefore(q, { table: "webhook_attempts", key: "id", time: "attempted_at" }, before, limit);
 
 /**
  * One batch of events created before `before`, oldest first, with their deliveries, their
