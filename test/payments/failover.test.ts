@@ -174,11 +174,19 @@ describe("failover at creation, on the sandbox's faults", () => {
       );
       return row?.closed_at ?? undefined;
     });
-    const asked = service.sandbox?.state.requests.length;
+    const asked = service.sandbox?.state.requests.length ?? 0;
     const replayed = await service.createPayment(group, {}, key);
     assert.deepEqual(replayed.body, first.body);
     assert.equal(await processorOf(first.body.data.transactionId), "square");
-    assert.equal(service.sandbox?.state.requests.length, asked, "no processor was asked");
+    // Only this payment's calls count: the sweep may be closing other tests' abandoned attempts meanwhile.
+    const aboutIt = (service.sandbox?.state.requests ?? [])
+      .slice(asked)
+      .filter((request) =>
+        [first.body.data.transactionId, first.body.data.sessionId].some((id) =>
+          JSON.stringify(request).includes(id),
+        ),
+      );
+    assert.deepEqual(aboutIt, [], "no processor was asked");
   });
 
   it("a payment in a currency Square's location does not take goes to Stripe whatever the route", async () => {
