@@ -5,13 +5,14 @@ import type { Database } from "../db/database.ts";
 import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
+import type { RecordsElsewhere } from "./core/records-elsewhere.ts";
 import { PaymentWriter } from "./core/writer.ts";
 import { AbandonedCheckouts } from "./create/abandoned.ts";
 import { ProcessorBreakers } from "./create/breakers.ts";
 import { Failover, type FailoverListener } from "./create/failover.ts";
 import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
-import { CustomerErasure, type RecordsElsewhere } from "./erasure/service.ts";
+import { CustomerErasure } from "./erasure/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
@@ -63,7 +64,13 @@ export function createPayments(options: {
     openMs: config.processorBreakerMs,
   });
   // An attempt is asked about again after the sweep after next: long enough for a slow answer.
-  const abandoned = new AbandonedCheckouts(db, processors, config.abandonedCheckoutSweepMs * 2, log);
+  const abandoned = new AbandonedCheckouts(
+    db,
+    processors,
+    config.abandonedCheckoutSweepMs * 2,
+    log,
+    options.recordsElsewhere,
+  );
   const failover = new Failover(breakers, abandoned, config.processorCreateTimeoutMs, options.onCreate, log);
   return {
     creation: new PaymentCreation(db, routing, failover, writer, queries, safeSites, config, log),

@@ -12,7 +12,7 @@ import { MerchantAuthenticator } from "../merchants/auth.ts";
 import { MerchantsService } from "../merchants/service.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
-import type { RecordsElsewhere } from "../payments/erasure/service.ts";
+import type { RecordsElsewhere } from "../payments/core/records-elsewhere.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import { createWebhooks, type WebhookEvents } from "../webhooks/module.ts";

@@ -195,3 +195,58 @@ describe("customer erasure", () => {
     assert.deepEqual(after, before);
   });
 });
+
+describe("customer erasure and the create attempts a failover gave up", () => {
+  let service: TestService;
+  let group: TestGroup;
+  before(async () => {
+    service = await startTestService({ ABANDONED_CHECKOUT_SWEEP_MS: "300" });
+    group = await service.createGroup({ name: "Failover shop" });
+    await service.admin("PUT", `/admin/v1/groups/${group.groupId}/routing`, {
+      routes: [{ processors: ["stripe", "square"] }],
+    });
+  });
+  after(() => service.close());
+
+  const requestOf = async (email: string) =>
+    service.services.db.query<{ closed_at: Date | null; request: Record<string, unknown> }>(
+      "SELECT closed_at, request FROM abandoned_checkouts WHERE group_id = $1 AND request::text ILIKE $2",
+      [group.groupId, `%${email}%`],
+    );
+  const closedAttempts = () =>
+    waitFor(async () => {
+      const [row] = await service.services.db.query<{ open: number }>(
+        "SELECT count(*)::int AS open FROM abandoned_checkouts WHERE closed_at IS NULL",
+      );
+      return row?.open === 0 ? true : undefined;
+    });
+
+  it("scrubs attempts that left a payment or none, and one still open when it closes", async () => {
+    await service.sandboxPost("/sandbox/faults", { processor: "stripe", checkouts: { mode: "outage" } });
+    // Stripe gave no answer, Square opened the checkout: an attempt at Stripe is remembered.
+    const failedOver = await service.createPayment(group, { customerEmail: "failed.over@example.com" });
+    assert.equal(failedOver.status, 200);
+    // Erased while its attempt is still open: the attempt keeps its exact request until it closes.
+    assert.equal(
+      (await service.api(group, "POST", "/api/v1/customers/erase", { email: "failed.over@example.com" })).body
+        .data.erased.payments,
+      1,
+    );
+    await service.sandboxPost("/sandbox/faults", { processor: "square", checkouts: { mode: "outage" } });
+    // Neither answered: no payment, two attempts remembered.
+    const nowhere = await service.createPayment(group, { customerEmail: "no.payment@example.com" });
+    assert.equal(nowhere.status, 502);
+    assert.equal((await requestOf("no.payment@example.com")).length, 2);
+    await service.sandboxDelete("/sandbox/faults");
+    await closedAttempts();
+    assert.deepEqual(await requestOf("failed.over@example.com"), [], "scrubbed when it closed");
+    const erased = await service.api(group, "POST", "/api/v1/customers/erase", {
+      email: "No.Payment@example.com",
+    });
+    assert.equal(erased.body.data.erased.payments, 0);
+    assert.deepEqual(await requestOf("no.payment@example.com"), []);
+    for (const email of ["failed.over@example.com", "no.payment@example.com"]) {
+      assert.deepEqual(await tablesHolding(service.services.db, email), [], email);
+    }
+  });
+});

@@ -73,10 +73,21 @@ export async function closeAbandoned(
   },
 ): Promise<void> {
   await q.query(
-    `UPDATE abandoned_checkouts SET closed_at = now(), resolution = $2, checkout_id = $3, payment_ref = $4
+    `UPDATE abandoned_checkouts SET closed_at = now(), resolution = $2, checkout_id = $3, payment_ref = $4,
+       request = CASE
+         WHEN EXISTS (SELECT 1 FROM payments p WHERE p.id = transaction_id AND p.erased_at IS NOT NULL)
+         THEN ${ERASED_REQUEST} ELSE request END
      WHERE id = $1 AND closed_at IS NULL`,
     [id, ending.resolution, ending.checkoutId ?? null, ending.paymentRef ?? null],
   );
+}
+
+/** Whether this transaction's payment had its customer erased. */
+export async function paymentErased(q: Queryable, transactionId: string): Promise<boolean> {
+  const rows = await q.query("SELECT 1 FROM payments WHERE id = $1 AND erased_at IS NOT NULL", [
+    transactionId,
+  ]);
+  return rows.length === 1;
 }
 
 /** Money landed on an abandoned checkout: an item the operator refunds in full. */
@@ -89,12 +100,26 @@ export async function openOrphanItem(q: Queryable, abandonedId: string, detail: 
   );
 }
 
-/** An erased customer's address and the item's words leave the remembered requests. */
-export async function eraseAbandonedRequests(q: Queryable, paymentIds: readonly string[]): Promise<void> {
+const ERASED_REQUEST = `(request - 'customerEmail') || '{"lineItemName": "Payment"}'::jsonb`;
+
+/**
+ * An erased customer's address and the item's words leave the remembered requests: those of
+ * these payments, and those for `emails` in `groupIds` (null: any group) whose create left no
+ * payment at all. Only attempts already closed: an open one is still asked again with its exact
+ * request (the processor's idempotency key holds it to those parameters), and is scrubbed when it
+ * closes if its payment was erased meanwhile.
+ */
+export async function eraseAbandonedRequests(
+  q: Queryable,
+  paymentIds: readonly string[],
+  emails: readonly string[],
+  groupIds: readonly string[] | null,
+): Promise<void> {
   await q.query(
-    `UPDATE abandoned_checkouts SET request = (request - 'customerEmail') || '{"lineItemName": "Payment"}'::jsonb
-     WHERE transaction_id = ANY ($1::uuid[])`,
-    [paymentIds],
+    `UPDATE abandoned_checkouts SET request = ${ERASED_REQUEST}
+     WHERE closed_at IS NOT NULL AND (transaction_id = ANY ($1::uuid[])
+       OR (lower(request->>'customerEmail') = ANY ($2::text[]) AND ($3::uuid[] IS NULL OR group_id = ANY ($3::uuid[]))))`,
+    [paymentIds, emails.map((email) => email.toLowerCase()), groupIds],
   );
 }
 

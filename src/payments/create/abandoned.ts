@@ -7,12 +7,14 @@ import {
   type UnknownOutcome,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { RecordsElsewhere } from "../core/records-elsewhere.ts";
 import {
   type AbandonedRow,
   checkoutInUse,
   claimDueAbandoned,
   closeAbandoned,
   openOrphanItem,
+  paymentErased,
   rememberAbandoned,
 } from "./abandoned-store.ts";
 
@@ -31,6 +33,7 @@ export class AbandonedCheckouts {
     /** How long a claimed attempt is left alone: also the wait before asking a silent processor again. */
     private readonly leaseMs: number,
     private readonly log: FastifyBaseLogger,
+    private readonly elsewhere?: RecordsElsewhere | undefined,
   ) {}
 
   remember(
@@ -53,9 +56,26 @@ export class AbandonedCheckouts {
   async closeDue(): Promise<number> {
     let ended = 0;
     for (const row of await claimDueAbandoned(this.db, BATCH, this.leaseMs)) {
-      if (await this.closeOne(row)) ended++;
+      if (!(await this.closeOne(row))) continue;
+      ended++;
+      await this.forgetIfErased(row);
     }
     return ended;
+  }
+
+  /**
+   * Closing asked the processor again with the attempt's own request, address and all: when its
+   * payment was erased meanwhile, the records reachable here forget the address again.
+   */
+  private async forgetIfErased(row: AbandonedRow): Promise<void> {
+    const email = (row.request as { customerEmail?: unknown }).customerEmail;
+    if (!this.elsewhere || typeof email !== "string" || !(await paymentErased(this.db, row.transaction_id)))
+      return;
+    await this.elsewhere
+      .forgetCustomers([email.toLowerCase()])
+      .catch((error: Error) =>
+        this.log.warn({ reason: error.message }, "the sandbox could not forget a customer"),
+      );
   }
 
   private async closeOne(row: AbandonedRow): Promise<boolean> {

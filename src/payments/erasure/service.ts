@@ -8,14 +8,10 @@ import { eraseReceiptRecipients } from "../../receipts/store.ts";
 import { eraseEventFields } from "../../webhooks/sql/outbox.ts";
 import { ERASED_EVENT_FIELDS } from "../core/events.ts";
 import { forgetCreateRequests } from "../core/idempotency-store.ts";
+import type { RecordsElsewhere } from "../core/records-elsewhere.ts";
 import { SETTLED_STATUSES } from "../core/status.ts";
 import { eraseAbandonedRequests } from "../create/abandoned-store.ts";
 import { type ErasedPayment, erasePaymentsOf, eraseSettledPaymentsBefore, groupExists } from "./store.ts";
-
-/** Records the service does not own but can reach (the built-in sandbox's): told after each erasure. */
-export interface RecordsElsewhere {
-  forgetCustomers(emails: readonly string[]): Promise<void>;
-}
 
 export interface ErasureRequest {
   email: string;
@@ -42,7 +38,7 @@ export class CustomerErasure {
     if (request.groupId !== null && !(await groupExists(this.db, request.groupId))) throw notFound("Group");
     const erased = await this.db.transaction(async (tx) => {
       const payments = await erasePaymentsOf(tx, email, request.groupId);
-      await eraseTraces(tx, payments);
+      await eraseTraces(tx, payments, [email], request.groupId === null ? null : [request.groupId]);
       await insertAuditEntry(tx, {
         groupId: request.groupId,
         actor: request.actor,
@@ -59,7 +55,8 @@ export class CustomerErasure {
       });
       return payments;
     });
-    await this.forgetElsewhere(erased);
+    // Whether or not a payment had it: the sandbox may hold it from a create that left none.
+    await this.forgetElsewhere([email.toLowerCase()]);
     return { payments: erased.length };
   }
 
@@ -73,10 +70,10 @@ export class CustomerErasure {
     for (;;) {
       const erased = await this.db.transaction(async (tx) => {
         const payments = await eraseSettledPaymentsBefore(tx, before, SETTLED_STATUSES, RETENTION_BATCH);
-        await eraseTraces(tx, payments);
+        await eraseTraces(tx, payments, [], []);
         return payments;
       });
-      await this.forgetElsewhere(erased);
+      await this.forgetElsewhere([...new Set(erased.map((payment) => payment.email))]);
       total += erased.length;
       if (erased.length < RETENTION_BATCH) break;
     }
@@ -93,23 +90,31 @@ export class CustomerErasure {
     return total;
   }
 
-  private async forgetElsewhere(erased: readonly ErasedPayment[]): Promise<void> {
-    if (!this.elsewhere || erased.length === 0) return;
+  private async forgetElsewhere(emails: readonly string[]): Promise<void> {
+    if (!this.elsewhere || emails.length === 0) return;
     // After the commit: the payments are erased whatever the sandbox says; it is told again by none.
     await this.elsewhere
-      .forgetCustomers([...new Set(erased.map((payment) => payment.email))])
+      .forgetCustomers(emails)
       .catch((error: Error) =>
         this.log.warn({ reason: error.message }, "the sandbox could not forget a customer"),
       );
   }
 }
 
-/** Every other place the erased payments' customer was kept: event bodies, receipts, requests. */
-async function eraseTraces(q: Queryable, payments: readonly ErasedPayment[]): Promise<void> {
-  if (payments.length === 0) return;
+/**
+ * Every other place the erased payments' customer was kept: event bodies, receipts, requests;
+ * and the create attempts for `emails` in `groupIds` (null: any) that left no payment at all.
+ */
+async function eraseTraces(
+  q: Queryable,
+  payments: readonly ErasedPayment[],
+  emails: readonly string[],
+  groupIds: readonly string[] | null,
+): Promise<void> {
   const ids = payments.map((payment) => payment.id);
+  await eraseAbandonedRequests(q, ids, emails, groupIds);
+  if (payments.length === 0) return;
   await eraseEventFields(q, ids, ERASED_EVENT_FIELDS);
   await eraseReceiptRecipients(q, ids);
   await forgetCreateRequests(q, [...new Set(payments.map((payment) => payment.group_id))], ids);
-  await eraseAbandonedRequests(q, ids);
 }
