@@ -79,7 +79,8 @@ async function seed(db: Database, benchGroupId: string, benchSiteId: string): Pr
   // Group g = n % GROUPS; group 0 is the bench group.
   const groupOf = `CASE WHEN n % ${GROUPS} = 0 THEN $3::uuid ELSE md5('g' || (n % ${GROUPS}))::uuid END`;
   const siteOf = `CASE WHEN n % ${GROUPS} = 0 THEN $4::uuid ELSE md5('s' || (n % ${GROUPS}))::uuid END`;
-  const createdOf = "now() - interval '2 days' - make_interval(secs => n * 30)";
+  // One instant for every statement: a delivery carries its event's time, to the microsecond.
+  const createdOf = `'${new Date().toISOString()}'::timestamptz - interval '2 days' - make_interval(secs => n * 30)`;
   for (let first = 1; first <= PAYMENTS; first += SEED_BATCH) {
     const range = [first, Math.min(first + SEED_BATCH - 1, PAYMENTS)];
     await db.query(
@@ -107,9 +108,9 @@ async function seed(db: Database, benchGroupId: string, benchSiteId: string): Pr
       [...range, benchGroupId],
     );
     await db.query(
-      `INSERT INTO webhook_deliveries (id, event_id, url, destination, state, attempts, next_attempt_at,
+      `INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, attempts, next_attempt_at,
          sent_timestamp, last_status_code, created_at, completed_at)
-       SELECT md5('d' || n || '-' || k)::uuid, md5('e' || n || '-' || k)::uuid, 'https://hooks.example.com/h',
+       SELECT md5('d' || n || '-' || k)::uuid, md5('e' || n || '-' || k)::uuid, ${createdOf} + make_interval(secs => k), 'https://hooks.example.com/h',
          'hooks.example.com:443', 'succeeded', 1, ${createdOf}, '0', 200, ${createdOf}, ${createdOf}
        FROM generate_series($1::int, $2::int) AS n, generate_series(1, ${EVENTS_PER_PAYMENT}) AS k`,
       range,

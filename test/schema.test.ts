@@ -9,21 +9,31 @@ import { createTestDatabase } from "./helpers/database.ts";
 // The suite runs from the repository root (and from compiled copies of the tests).
 const SNAPSHOT = "test/schema.snapshot.txt";
 
+// A partitioned table's partitions (its weeks, named by their dates) are its own copies: the table
+// stands for them, with its partition key.
+const NOT_A_PARTITION = "NOT IN (SELECT relname::text FROM pg_class WHERE relispartition)";
+
 async function describeSchema(db: Queryable): Promise<string> {
   const columns = await db.query<{ line: string }>(
     `SELECT format('%s.%s %s%s%s', table_name, column_name, data_type,
               CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END,
               CASE WHEN column_default IS NOT NULL THEN ' default ' || column_default ELSE '' END) AS line
-     FROM information_schema.columns WHERE table_schema = 'public'
+     FROM information_schema.columns WHERE table_schema = 'public' AND table_name ${NOT_A_PARTITION}
      ORDER BY table_name, ordinal_position`,
   );
   const constraints = await db.query<{ line: string }>(
     `SELECT format('%s %s: %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) AS line
      FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND contype <> 'n' -- NOT NULL: listed with the columns
+       AND conrelid::regclass::text ${NOT_A_PARTITION}
      ORDER BY conrelid::regclass::text, conname`,
   );
   const indexes = await db.query<{ line: string }>(
-    "SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname",
+    `SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public' AND tablename ${NOT_A_PARTITION}
+     ORDER BY tablename, indexname`,
+  );
+  const partitioned = await db.query<{ line: string }>(
+    `SELECT format('%s %s', relname, pg_get_partkeydef(oid)) AS line FROM pg_class
+     WHERE relkind = 'p' AND relnamespace = 'public'::regnamespace ORDER BY relname`,
   );
   const triggers = await db.query<{ line: string }>(
     `SELECT format('%s %s: %s %s %s', event_object_table, trigger_name, action_timing,
@@ -44,6 +54,9 @@ async function describeSchema(db: Queryable): Promise<string> {
     "",
     "-- triggers",
     ...triggers.map((row) => row.line),
+    "",
+    "-- partitioned tables",
+    ...partitioned.map((row) => row.line),
     "",
   ].join("\n");
 }

@@ -99,4 +99,4 @@ export const byAdminToken = (
 
 /** One batch of entries written before `before`, oldest first. */
 export const deleteAuditEntriesBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
-  deleteOldestBefore(q, { table: "audit_log", key: "id", time: "created_at" }, before, limit);
+  deleteOldestBefore(q, { table: "audit_log", key: "id, created_at", time: "created_at" }, before, limit);

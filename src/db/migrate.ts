@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Database } from "./database.ts";
+import { makeWeeksDue } from "./partitions.ts";
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 // Any constant works; it only has to be the same for every instance migrating one database.
@@ -23,9 +24,19 @@ export async function loadMigrations(): Promise<Migration[]> {
   );
 }
 
-/** Applies pending migrations in one transaction; instances starting together wait on one lock. */
-export async function migrate(db: Database): Promise<string[]> {
-  const migrations = await loadMigrations();
+/**
+ * Applies pending migrations in one transaction (instances starting together wait on one lock),
+ * then makes the weekly partitions due by now: every start leaves WEEKS_AHEAD weeks of them.
+ */
+export async function migrate(db: Database, now = new Date()): Promise<string[]> {
+  const applied = await applyMigrations(db);
+  await makeWeeksDue(db, now);
+  return applied;
+}
+
+/** The pending migrations up to version `through` (all of them by default), without the partitions. */
+export async function applyMigrations(db: Database, through = Number.POSITIVE_INFINITY): Promise<string[]> {
+  const migrations = (await loadMigrations()).filter((migration) => migration.version <= through);
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (

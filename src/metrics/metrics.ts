@@ -12,6 +12,8 @@ export interface MetricProbes {
   breakers(): Record<string, "ok" | "skipped">;
   /** The read replica's replay lag; undefined without DATABASE_READ_URL, null while unmeasured. */
   replicaLagMs(): number | null | undefined;
+  /** How long until the end of the last weekly partition made: past it, event writes fail. */
+  partitionRunwaySeconds(): Promise<number>;
 }
 
 /** One registry per service instance, so several services in one process (tests) stay apart. */
@@ -88,6 +90,14 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await probes.databaseAnswers()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "checkout_partition_runway_seconds",
+      help: "Time left before the last weekly partition made ends (the retention worker keeps 8 weeks)",
+      registers: [this.registry],
+      async collect() {
+        this.set(await probes.partitionRunwaySeconds().catch(() => Number.NaN));
       },
     });
     new Gauge({

@@ -1,5 +1,6 @@
 // The statements of e-mail receipts: written with the event they tell of, claimed once, sent once.
 import type { Queryable } from "../db/database.ts";
+import { deleteOldestBefore } from "../db/prune.ts";
 
 export interface NewReceipt {
   eventId: string;
@@ -96,3 +97,7 @@ export async function eraseReceiptRecipients(q: Queryable, paymentIds: readonly 
     [paymentIds],
   );
 }
+
+/** One batch of receipts written before `before`, oldest first (EVENT_RETENTION_DAYS, as their events). */
+export const deleteReceiptsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
+  deleteOldestBefore(q, { table: "receipt_emails", key: "event_id", time: "created_at" }, before, limit);

@@ -1,33 +1,39 @@
 // What the service keeps, for how long (docs/operations.md, "Data lifetime"): every table that
 // grows with traffic is pruned here by its retention setting or by its own expiry, or is
-// bookkeeping and kept. Pruning goes a small batch per statement, oldest first, and rests twenty
-// times as long as each batch took: no statement holds a lock for long, and it takes about a
-// twentieth of a database core, the gentlest pace `npm run bench -- --retention` measured (still
-// +47 % on the create's p99 while a backlog drains: docs/performance.md), and still prunes twenty
-// times faster than 2,000 events a minute arrive.
+// bookkeeping and kept. The tables that grow with every event are partitioned by week: a week past
+// the retention is dropped whole, which costs the creates running meanwhile next to nothing
+// (`npm run bench -- --retention`, docs/performance.md). What is left goes a small batch per
+// statement, oldest first, resting twenty times as long as each batch took: the other tables,
+// and the rows an upgraded installation still holds in a table's `_history` partition.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
 import { deleteExpiredAccountRecords } from "../accounts/sql/expiry.ts";
 import { deleteAuditEntriesBefore } from "../audit/store.ts";
 import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/database.ts";
+import { dropWeeksBefore, makeWeeksDue, type PartitionedTable } from "../db/partitions.ts";
 import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import { deleteExpiredKeys, IDEMPOTENCY_RETENTION_SECONDS } from "../payments/core/idempotency-store.ts";
 import { deleteClosedAbandonedBefore } from "../payments/create/abandoned-store.ts";
 import { deleteProcessorEventsBefore } from "../payments/processor-events/store.ts";
+import { deleteReceiptsBefore } from "../receipts/store.ts";
 import { deleteSandboxObjectsBefore } from "../settings/store.ts";
 import { deleteAttemptsBefore, deleteEventsBefore } from "../webhooks/sql/operations.ts";
 
 const DAY_MS = 86_400_000;
 const INTERVAL_MS = 60 * 60 * 1000;
 
-/** One kind of record and how one batch of it is pruned. */
+/** One kind of record and how it is pruned. */
 export interface Pruner {
   /** What the log and the bench call it. */
   name: string;
   /** Rows a batch takes at most: a batch that took fewer was the last. */
   batch: number;
-  prune(q: Queryable, now: Date, batch: number): Promise<number>;
+  /** Records from before this go. */
+  cutoff(now: Date): Date;
+  /** Partitioned tables whose weeks wholly before the cutoff are dropped before any batch runs. */
+  weekly: readonly PartitionedTable[];
+  deleteBefore(q: Queryable, before: Date, limit: number): Promise<number>;
 }
 
 type RetentionConfig = Pick<
@@ -35,49 +41,54 @@ type RetentionConfig = Pick<
   "webhookAttemptRetentionDays" | "eventRetentionDays" | "auditRetentionDays"
 >;
 
-/** Older than `days` before `now`; a setting of 0 keeps the records forever (no pruner). */
+/** Older than `days`; a setting of 0 keeps the records forever (no pruner). */
 const byAge = (
   name: string,
   days: number,
   batch: number,
-  deleteBefore: (q: Queryable, before: Date, limit: number) => Promise<number>,
+  deleteBefore: Pruner["deleteBefore"],
+  weekly: readonly PartitionedTable[] = [],
 ): Pruner[] =>
   days === 0
     ? []
-    : [
-        {
-          name,
-          batch,
-          prune: (q, now, limit) => deleteBefore(q, new Date(now.getTime() - days * DAY_MS), limit),
-        },
-      ];
+    : [{ name, batch, weekly, deleteBefore, cutoff: (now) => new Date(now.getTime() - days * DAY_MS) }];
 
 /** The pruners this configuration calls for, in the order they run. */
 export function pruners(config: RetentionConfig): Pruner[] {
+  const events = config.eventRetentionDays;
   return [
-    // An event takes its deliveries, their attempts and its receipt with it: a smaller batch.
-    ...byAge("webhook events", config.eventRetentionDays, 100, deleteEventsBefore),
-    ...byAge("webhook attempts", config.webhookAttemptRetentionDays, 500, deleteAttemptsBefore),
-    ...byAge("processor events", config.eventRetentionDays, 500, deleteProcessorEventsBefore),
-    ...byAge("abandoned checkouts", config.eventRetentionDays, 100, deleteClosedAbandonedBefore),
-    ...byAge("sandbox objects", config.eventRetentionDays, 100, deleteSandboxObjectsBefore),
-    ...byAge("audit entries", config.auditRetentionDays, 500, deleteAuditEntriesBefore),
+    // An event takes its deliveries with it: they share its week.
+    ...byAge("webhook events", events, 100, deleteEventsBefore, ["webhook_events", "webhook_deliveries"]),
+    ...byAge("webhook attempts", config.webhookAttemptRetentionDays, 500, deleteAttemptsBefore, [
+      "webhook_attempts",
+    ]),
+    ...byAge("processor events", events, 500, deleteProcessorEventsBefore, ["processor_events"]),
+    ...byAge("receipts", events, 500, deleteReceiptsBefore),
+    ...byAge("abandoned checkouts", events, 100, deleteClosedAbandonedBefore),
+    ...byAge("sandbox objects", events, 100, deleteSandboxObjectsBefore),
+    ...byAge("audit entries", config.auditRetentionDays, 500, deleteAuditEntriesBefore, ["audit_log"]),
     {
       name: "idempotency keys",
       batch: 500,
-      prune: (q, _now, limit) => deleteExpiredKeys(q, IDEMPOTENCY_RETENTION_SECONDS, limit),
+      weekly: [],
+      cutoff: (now) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_SECONDS * 1000),
+      deleteBefore: deleteExpiredKeys,
     },
     {
       name: "expired sign-in records",
       batch: 100,
-      prune: (q, _now, limit) => deleteExpiredAccountRecords(q, limit),
+      weekly: [],
+      // Each kind has its own expiry, read by the statements themselves.
+      cutoff: (now) => now,
+      deleteBefore: (q, _before, limit) => deleteExpiredAccountRecords(q, limit),
     },
   ];
 }
 
 /**
- * Runs each pruner until a batch comes back short; returns the rows pruned by name. `restFactor`
- * is how long to rest after a batch, as a multiple of the time it took.
+ * Drops each pruner's expired weeks, then runs its batches until one comes back short; gives the
+ * rows deleted by name, and the partitions dropped as "<name>: weeks dropped". `restFactor` is how
+ * long to rest after a batch, as a multiple of the time it took.
  */
 export async function pruneAll(
   db: Database,
@@ -87,10 +98,21 @@ export async function pruneAll(
 ): Promise<Record<string, number>> {
   const pruned: Record<string, number> = {};
   for (const pruner of list) {
+    const cutoff = pruner.cutoff(now);
+    // Batches delete only what the weeks left, or they would take rows one by one from a week
+    // that is dropped whole a few days later.
+    let before = cutoff;
+    let dropped = 0;
+    for (const table of pruner.weekly) {
+      const weeks = await dropWeeksBefore(db, table, cutoff);
+      dropped += weeks.dropped;
+      if (weeks.historyEnds < before) before = weeks.historyEnds;
+    }
+    if (dropped > 0) pruned[`${pruner.name}: weeks dropped`] = dropped;
     let total = 0;
     for (;;) {
       const started = performance.now();
-      const deleted = await pruner.prune(db, now, pruner.batch);
+      const deleted = await pruner.deleteBefore(db, before, pruner.batch);
       total += deleted;
       if (deleted < pruner.batch) break;
       await sleep((performance.now() - started) * restFactor);
@@ -107,6 +129,8 @@ export function startPruning(db: Database, config: RetentionConfig, log: Fastify
     "retention",
     INTERVAL_MS,
     async () => {
+      const made = await makeWeeksDue(db, new Date());
+      if (made > 0) log.info({ partitions: made }, "weekly partitions made ahead");
       const pruned = await pruneAll(db, list);
       if (Object.keys(pruned).length > 0) log.info({ pruned }, "records past their retention pruned");
     },

@@ -6,6 +6,7 @@ import { Branding } from "../branding/service.ts";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
+import { partitionRunway } from "../db/partitions.ts";
 import { checkDatabase } from "../health/routes.ts";
 import { smtpMailer } from "../mail/mailer.ts";
 import { MerchantAuthenticator } from "../merchants/auth.ts";
@@ -71,6 +72,7 @@ export function buildServices(
       breakers: () =>
         Object.fromEntries(processors.defaultRoute.map((name) => [name, payments.breakers.status(name)])),
       replicaLagMs: () => db.replicaLagMs?.(),
+      partitionRunwaySeconds: () => partitionRunway(db, new Date()),
     },
     config.databaseReadMaxLagMs,
   );

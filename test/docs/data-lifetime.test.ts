@@ -12,7 +12,9 @@ describe("docs/operations.md accounts for every table", () => {
     const { db } = await createTestDatabase();
     try {
       const tables = await db.query<{ name: string }>(
-        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+        // A partitioned table stands for its weeks.
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+           AND table_name NOT IN (SELECT relname::text FROM pg_class WHERE relispartition)`,
       );
       assert.deepEqual(documented.map((match) => match[1]).sort(), tables.map((table) => table.name).sort());
       for (const match of documented) {

@@ -12,6 +12,7 @@ import {
   postgresDatabase,
 } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { weekStart } from "../../src/db/partitions.ts";
 import { withReadReplica } from "../../src/db/read-replica.ts";
 
 /** Set by .ci/run (and by anyone who wants the suite on a real server): an admin connection URL. */
@@ -61,15 +62,19 @@ const CACHE_DIR = join(process.cwd(), "node_modules", ".cache", "checkout-tests"
 
 const TEMPLATE_SETTINGS = "\nshared_buffers = 16MB\n";
 
-/** Names the cached template: it changes with the migrations, PGlite and the template's settings. */
+/** Names the cached template: it changes with the migrations, PGlite, the template's settings and the week. */
 async function migratedKey(): Promise<string> {
   const migrations = await loadMigrations();
-  return createHash("sha256")
-    .update(JSON.stringify(migrations))
-    .update(PGlite.toString().length.toString())
-    .update(TEMPLATE_SETTINGS)
-    .digest("hex")
-    .slice(0, 16);
+  return (
+    createHash("sha256")
+      .update(JSON.stringify(migrations))
+      .update(PGlite.toString().length.toString())
+      .update(TEMPLATE_SETTINGS)
+      // Its weekly partitions run WEEKS_AHEAD weeks from the week it was made in.
+      .update(weekStart(new Date()).toISOString())
+      .digest("hex")
+      .slice(0, 16)
+  );
 }
 
 /**
@@ -181,9 +186,13 @@ function caughtUpReads(primary: Database, replicaUrl: string): Database {
   };
 }
 
-/** A fresh, migrated database nobody else uses; closing it drops it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database nobody else uses; closing it drops it. Migrated, unless `empty` (for the tests
+ * of a migration itself, which apply the ones before it by hand).
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   if (!POSTGRES_ADMIN_URL) {
+    if (options.empty) return { db: embeddedDatabase(await PGlite.create()) };
     // Opened from a copy of the template's files, as the service opens its own: with the small
     // pool, a third of the time it took to load a tarball of them into memory (41 MB unpacked and
     // copied three times over).
@@ -201,7 +210,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const primary = openTestPostgres(url.toString(), { max: 30 });
   const replicaUrl = replicaUrlOf(url.toString());
   const inner = replicaUrl ? caughtUpReads(primary, replicaUrl) : primary;
-  await migrate(inner);
+  if (!options.empty) await migrate(inner);
   const db: Database = {
     ...inner,
     async close() {

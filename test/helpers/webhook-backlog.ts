@@ -12,10 +12,10 @@ export async function insertEventsWithDeliveries(
   await q.query(
     `WITH event AS (
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
-       SELECT gen_random_uuid(), $1, $2, $3, $4, $5 FROM generate_series(1, $6) RETURNING id
+       SELECT gen_random_uuid(), $1, $2, $3, $4, $5 FROM generate_series(1, $6) RETURNING id, created_at
      ), delivery AS (
-       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-       SELECT gen_random_uuid(), id, $7, $8, 'pending' FROM event
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
+       SELECT gen_random_uuid(), id, created_at, $7, $8, 'pending' FROM event
      )
      SELECT pg_notify($9, '')`,
     [

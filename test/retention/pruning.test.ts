@@ -41,15 +41,15 @@ describe("retention", () => {
          SELECT gen_random_uuid(), $1, $2, 'payment.completed', 'succeeded', '{}'::json, now() - interval '100 days' - make_interval(secs => n)
          FROM generate_series(1, 1500) n RETURNING id, created_at
        ), deliveries AS (
-         INSERT INTO webhook_deliveries (id, event_id, url, destination, state, created_at)
-         SELECT gen_random_uuid(), id, 'https://hooks.example.com/h', 'hooks.example.com:443', 'succeeded', created_at FROM events
+         INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, created_at)
+         SELECT gen_random_uuid(), id, created_at, 'https://hooks.example.com/h', 'hooks.example.com:443', 'succeeded', created_at FROM events
          RETURNING id, created_at
        ), attempts AS (
          INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms)
          SELECT id, 1, created_at, 200, 5 FROM deliveries
        )
-       INSERT INTO receipt_emails (event_id, payment_id, group_id, kind, recipient, amount, currency, state)
-       SELECT id, $1, $2, 'payment', NULL, 100, 'usd', 'sent' FROM events`,
+       INSERT INTO receipt_emails (event_id, payment_id, group_id, kind, recipient, amount, currency, state, created_at)
+       SELECT id, $1, $2, 'payment', NULL, 100, 'usd', 'sent', created_at FROM events`,
       [paymentId, group.groupId],
     );
     await db().query(
@@ -88,6 +88,8 @@ describe("retention", () => {
     });
     const pruned = await pruneAll(db(), list, new Date(), 0);
     assert.equal(pruned["webhook events"], 1500);
+    assert.equal(pruned["webhook attempts"], 1500);
+    assert.equal(pruned.receipts, 1500);
     assert.equal(pruned["processor events"], 20);
     assert.equal(pruned["audit entries"], 30);
     assert.equal(pruned["idempotency keys"], 1);

@@ -102,19 +102,15 @@ export async function forgetCreateRequests(
   );
 }
 
-/** One batch of keys past the 24 hours they answer for, and not held by a request under way. */
-export async function deleteExpiredKeys(
-  q: Queryable,
-  retentionSeconds: number,
-  limit: number,
-): Promise<number> {
+/** One batch of keys made before `before` (IDEMPOTENCY_RETENTION_SECONDS ago), not held by a request under way. */
+export async function deleteExpiredKeys(q: Queryable, before: Date, limit: number): Promise<number> {
   const rows = await q.query(
     `DELETE FROM idempotency_keys WHERE (group_id, scope, key) IN (
        SELECT group_id, scope, key FROM idempotency_keys
-       WHERE created_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())
+       WHERE created_at < $1 AND (locked_until IS NULL OR locked_until < now())
        ORDER BY created_at LIMIT $2
      ) RETURNING 1`,
-    [retentionSeconds, limit],
+    [before, limit],
   );
   return rows.length;
 }

@@ -4,14 +4,22 @@ import type { Queryable } from "../../db/database.ts";
 import { deleteOldestBefore } from "../../db/prune.ts";
 import type { PaymentRow } from "../core/store.ts";
 
-/** Records a processor event by its processor and id; false when it was seen before (a replay). */
+/**
+ * Records a processor event by its processor and id; false when it was seen before (a replay).
+ * Runs in the caller's transaction: the table is partitioned by week, so no unique key spans the
+ * weeks; the lock on the event's id makes a replay arriving meanwhile wait, then see this one.
+ */
 export async function recordProcessorEvent(
   q: Queryable,
   event: { processor: string; id: string; type: string; paymentId: string | null; mismatch: string | null },
 ): Promise<boolean> {
+  await q.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
+    `processor event ${event.processor} ${event.id}`,
+  ]);
   const rows = await q.query(
-    `INSERT INTO processor_events (processor, id, type, payment_id, mismatch) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (processor, id) DO NOTHING RETURNING id`,
+    `INSERT INTO processor_events (processor, id, type, payment_id, mismatch)
+     SELECT $1, $2, $3, $4, $5
+     WHERE NOT EXISTS (SELECT 1 FROM processor_events WHERE processor = $1 AND id = $2) RETURNING id`,
     [event.processor, event.id, event.type, event.paymentId, event.mismatch],
   );
   return rows.length === 1;
@@ -39,7 +47,7 @@ export async function findPaymentAtProcessor(
 export const deleteProcessorEventsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
   deleteOldestBefore(
     q,
-    { table: "processor_events", key: "processor, id", time: "received_at" },
+    { table: "processor_events", key: "processor, id, received_at", time: "received_at" },
     before,
     limit,
   );

@@ -20,26 +20,27 @@ export async function countPendingDeliveries(q: Queryable): Promise<number> {
 
 /** One batch of attempt logs from before `before`, oldest first; how many went. */
 export const deleteAttemptsBefore = (q: Queryable, before: Date, limit: number): Promise<number> =>
-  deleteOldestBefore(q, { table: "webhook_attempts", key: "id", time: "attempted_at" }, before, limit);
+  deleteOldestBefore(
+    q,
+    { table: "webhook_attempts", key: "id, attempted_at", time: "attempted_at" },
+    before,
+    limit,
+  );
 
 /**
- * One batch of events created before `before`, oldest first, with their deliveries, their
- * deliveries' attempts and their receipts (one statement: the foreign keys are checked at its end).
+ * One batch of events created before `before`, oldest first, with their deliveries: what is left
+ * of them in `_history` once whole weeks are dropped (src/db/partitions.ts).
  */
 export async function deleteEventsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
   const rows = await q.query(
     `WITH doomed AS (
-       SELECT id FROM webhook_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
+       SELECT id, created_at FROM webhook_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
      ), deliveries AS (
-       SELECT d.id FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM doomed)
-     ), attempts AS (
-       DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM deliveries)
-     ), delivered AS (
-       DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM deliveries)
-     ), receipts AS (
-       DELETE FROM receipt_emails WHERE event_id IN (SELECT id FROM doomed)
+       DELETE FROM webhook_deliveries d USING doomed
+       WHERE d.event_id = doomed.id AND d.event_created_at = doomed.created_at
      )
-     DELETE FROM webhook_events WHERE id IN (SELECT id FROM doomed) RETURNING 1`,
+     DELETE FROM webhook_events e USING doomed
+     WHERE e.id = doomed.id AND e.created_at = doomed.created_at RETURNING 1`,
     [before, limit],
   );
   return rows.length;

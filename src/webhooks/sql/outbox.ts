@@ -1,5 +1,6 @@
 // The outbox: events and their deliveries, written in the transaction of the change they tell of,
-// and the deliveries a resend or a recovery adds.
+// and the deliveries a resend or a recovery adds. A delivery carries its event's time, which places
+// it in its event's week (src/db/partitions.ts): they are kept and dropped together.
 import type { Queryable } from "../../db/database.ts";
 
 /** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
@@ -37,10 +38,10 @@ export async function insertEventWithDelivery(
   await q.query(
     `WITH event AS (
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at
      ), delivery AS (
-       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-       SELECT $7, id, $8, $9, 'pending' FROM event
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
+       SELECT $7, id, created_at, $8, $9, 'pending' FROM event
      )
      SELECT pg_notify($10, '')`,
     [
@@ -69,13 +70,13 @@ export async function insertRedelivery(
 ): Promise<boolean> {
   const rows = await q.query(
     `WITH target AS (
-       SELECT d.event_id, d.url, d.destination FROM webhook_deliveries d
-       JOIN webhook_events e ON e.id = d.event_id
+       SELECT d.event_id, d.event_created_at, d.url, d.destination FROM webhook_deliveries d
+       JOIN webhook_events e ON e.id = d.event_id AND e.created_at = d.event_created_at
        WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4
        ORDER BY d.created_at DESC LIMIT 1
      ), inserted AS (
-       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-       SELECT $1, event_id, url, destination, 'pending' FROM target RETURNING id
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
+       SELECT $1, event_id, event_created_at, url, destination, 'pending' FROM target RETURNING id
      )
      SELECT pg_notify($5, '') FROM inserted`,
     [deliveryId, where.eventId, where.groupId, where.transactionId, OUTBOX_CHANNEL],
@@ -93,16 +94,16 @@ export async function insertRecoveryDeliveries(
 ): Promise<number> {
   const [row] = await q.query<{ queued: number }>(
     `WITH dropped AS (
-       SELECT DISTINCT ON (e.id) e.id AS event_id, d.url, d.destination
-       FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id
+       SELECT DISTINCT ON (e.id) e.id AS event_id, e.created_at AS event_created_at, d.url, d.destination
+       FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id AND d.event_created_at = e.created_at
        WHERE e.created_at >= $2 AND e.created_at < $3 AND ($1::uuid IS NULL OR e.group_id = $1)
          AND NOT EXISTS (
            SELECT 1 FROM webhook_deliveries other WHERE other.event_id = e.id AND other.state <> 'failed'
          )
        ORDER BY e.id, d.created_at DESC
      ), queued AS (
-       INSERT INTO webhook_deliveries (id, event_id, url, destination, state)
-       SELECT gen_random_uuid(), event_id, url, destination, 'pending' FROM dropped
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
+       SELECT gen_random_uuid(), event_id, event_created_at, url, destination, 'pending' FROM dropped
        RETURNING id
      )
      SELECT count(*)::int AS queued, pg_notify($4, '') FROM queued`,

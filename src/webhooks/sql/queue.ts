@@ -77,7 +77,7 @@ const CLAIM_DUE_DELIVERIES = prepared(
        attempts = d.attempts + 1,
        sent_timestamp = COALESCE(d.sent_timestamp, $6)
      FROM webhook_events e JOIN groups g ON g.id = e.group_id
-     WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id AND e.created_at = d.event_created_at
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
        e.payload, g.webhook_secret, g.previous_webhook_secrets`,
 );

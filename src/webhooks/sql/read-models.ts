@@ -123,7 +123,7 @@ export function listFailedDeliveries(q: Queryable, limit: number): Promise<Faile
   return q.query<FailedDeliveryRow>(
     `SELECT d.id, d.event_id, e.event, e.payment_id, e.group_id, d.url, d.attempts, d.last_status_code,
             d.last_error, d.completed_at
-     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.created_at = d.event_created_at
      WHERE d.state = 'failed' ORDER BY d.completed_at DESC LIMIT $1`,
     [limit],
   );
