@@ -9,7 +9,8 @@
 // Paths: /api/v1/payments/{id} (a seeded payment's get), /api/v1/payments/create with --post, or
 // any page under /dashboard (as a signed-in user). With --drain, each build gets its own database
 // and, each round, a backlog of webhook deliveries (--count, 3,000) to drain into one receiver.
-// REV's dependencies are this tree's node_modules.
+// REV's dependencies are this tree's node_modules. With --traced, the working tree's build exports
+// every span (OTEL_TRACES_SAMPLER=always_on) over OTLP to a local sink: tracing's cost.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -41,13 +42,14 @@ const option = (name: string) =>
 const base = option("base");
 if (!base)
   throw new Error(
-    "usage: npm run bench:ab -- --base=REV [--path=…] [--post] [--drain [--count=3000]] [--rounds=8] [--seconds=2]",
+    "usage: npm run bench:ab -- --base=REV [--path=…] [--post] [--traced] [--drain [--count=3000]] [--rounds=8] [--seconds=2]",
   );
 const path = option("path") ?? "/api/v1/payments/{id}";
 const post = process.argv.includes("--post");
 const rounds = Number(option("rounds") ?? 8);
 const seconds = Number(option("seconds") ?? 2);
 const drain = process.argv.includes("--drain");
+const traced = process.argv.includes("--traced");
 const backlog = Number(option("count") ?? 3000);
 
 function run(command: string, args: string[], cwd = "."): string {
@@ -95,10 +97,22 @@ if (drain) {
 const database = await freshDatabase();
 const stub = await startProcessorStub();
 try {
+  const sinkPort = await freePort();
+  const tracing: Record<string, string> = traced
+    ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`, OTEL_TRACES_SAMPLER: "always_on" }
+    : {};
   const builds = [
     { name: `A ${base}`, service: await startService({ DATABASE_URL: database.url }, stub, baseBuild) },
-    { name: "B working tree", service: await startService({ DATABASE_URL: database.url }, stub) },
+    {
+      name: traced ? "B working tree, every span exported" : "B working tree",
+      service: await startService({ DATABASE_URL: database.url, ...tracing }, stub),
+    },
   ];
+  if (traced) {
+    // Started after the services, so it stops after them: their last spans still land.
+    start("bench/receiver.ts", { PORT: String(sinkPort) });
+    await waitUntilUp(`http://127.0.0.1:${sinkPort}/`);
+  }
   const first = builds[0]?.service as Service;
   const db = postgresDatabase(database.url, { max: 2 });
   const [site] = await db.query<{ id: string; url: string }>(

@@ -6,6 +6,7 @@ import { DataDirLockedError } from "./db/embedded.ts";
 import { openDatabase } from "./db/open.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
 import { adminTokenFile } from "./settings/admin-token-file.ts";
+import { tracesRequested, useTracing } from "./telemetry/tracing.ts";
 
 /** Where the README's example shop listens. */
 const EXAMPLE_SHOP_HOST = "localhost:4242";
@@ -66,6 +67,11 @@ async function main() {
   // about a second of modules, which the thread's start used to wait behind.
   const opening = openDatabase(config);
   opening.catch(() => {}); // startService awaits it; a failure before then is not "unhandled"
+  // Before the HTTP app exists: its instrumentation registers on Fastify's creation.
+  const traces = tracesRequested(process.env)
+    ? (await import("./telemetry/otel.ts")).startTracing()
+    : undefined;
+  if (traces) useTracing(traces.tracing);
   const { startService } = await import("./server/lifecycle.ts");
   const service = await startService(config, { opening });
   const { merchants } = service.services;
@@ -106,6 +112,7 @@ async function main() {
     }, config.shutdownGraceMs + 25_000);
     forced.unref();
     await service.close();
+    await traces?.stop();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

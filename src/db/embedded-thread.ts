@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { tracing } from "../telemetry/tracing.ts";
 import { type Database, DatabaseUnavailableError, type Queryable } from "./database.ts";
 import type { WorkerReply, WorkerRequest } from "./embedded-protocol.ts";
 
@@ -65,11 +66,14 @@ export async function startEmbeddedThread(
     if (!gone) worker.postMessage({ ...request, id });
     return answer;
   };
+  // No driver instrumentation sees these statements: while traces are on, each is a span here.
   const queryable = (tx?: number): Queryable => ({
-    query: async <R>(sql: string, params?: unknown[]) => (await ask({ op: "query", sql, params, tx })) as R[],
-    exec: async (sql: string) => {
-      await ask({ op: "exec", sql, tx });
-    },
+    query: <R>(sql: string, params?: unknown[]) =>
+      tracing().statement(sql, async () => (await ask({ op: "query", sql, params, tx })) as R[]),
+    exec: (sql: string) =>
+      tracing().statement(sql, async () => {
+        await ask({ op: "exec", sql, tx });
+      }),
   });
 
   try {

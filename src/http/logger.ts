@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from "fastify";
+import { tracing } from "../telemetry/tracing.ts";
 
 /** Secrets that may appear in request headers or logged objects; never written out. */
 export const REDACTED_PATHS = [
@@ -70,6 +71,8 @@ export function loggerOptions(
 ): Exclude<FastifyServerOptions["logger"], boolean | undefined> {
   return {
     level,
+    // While traces are on, a line written inside a request names its trace and span.
+    ...(tracing().on && { mixin: () => tracing().logFields() }),
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     serializers: {
       // A link's token is as good as the link: never in the log.

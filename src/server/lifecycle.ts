@@ -25,6 +25,7 @@ import { adminTokenFile } from "../settings/admin-token-file.ts";
 import { startWebhookWorkers } from "../webhooks/module.ts";
 import type { Resolver } from "../webhooks/safe-connect.ts";
 import { createHttpApp, isLocalUrl, listeningUrl } from "./http-app.ts";
+import { namedInTraces } from "./processor-spans.ts";
 import { registerSurfaces } from "./routes.ts";
 import { buildServices, type Services } from "./services.ts";
 
@@ -167,7 +168,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (!config.sandbox) for (const adapter of adapters) checkCheckoutLifetime(config, adapter);
     const [first, ...others] = adapters;
     if (!first) throw new ConfigError("no processor is enabled");
-    const services = buildServices(config, db, box, new ProcessorRegistry(first, others), app.log, sandbox);
+    const registry = new ProcessorRegistry(namedInTraces(first), others.map(namedInTraces));
+    const services = buildServices(config, db, box, registry, app.log, sandbox);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());

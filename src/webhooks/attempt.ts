@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { tracing } from "../telemetry/tracing.ts";
 import type { OpenedSecrets } from "./opened-secrets.ts";
 import type { OutcomeWriter } from "./outcome-writer.ts";
 import type { Pace } from "./pace.ts";
@@ -25,6 +26,36 @@ export class AttemptRunner {
   ) {}
 
   /**
+   * The exchange as a client span in a trace of its own, linked to the request whose change queued
+   * the delivery. The URL goes without its query and credentials, which can hold the receiver's
+   * token; undici's own span for it is left out, as it would carry the whole URL.
+   */
+  private traced(delivery: ClaimedDelivery, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+    if (!tracing().on) return send();
+    const url = new URL(delivery.url);
+    return tracing().span(
+      "POST",
+      {
+        kind: "client",
+        linkedTo: delivery.traceparent,
+        attributes: {
+          "http.request.method": "POST",
+          "url.full": `${url.protocol}//${url.host}${url.pathname}`,
+          "server.address": url.hostname,
+          "checkout.event": delivery.event,
+          "checkout.delivery_id": delivery.id,
+        },
+      },
+      async (span) => {
+        const result = await tracing().withoutHttpSpans(send);
+        if (result.statusCode !== null) span.setAttribute("http.response.status_code", result.statusCode);
+        if (result.outcome !== "delivered") span.fail(result.outcome);
+        return result;
+      },
+    );
+  }
+
+  /**
    * Sends one attempt, and resolves when its exchange has ended (its slot is free again) with
    * `recorded`, which settles when its outcome is written.
    */
@@ -46,7 +77,7 @@ export class AttemptRunner {
       },
       attemptedAt,
     );
-    const result = await this.deps.sender.send(delivery.url, headers, body);
+    const result = await this.traced(delivery, () => this.deps.sender.send(delivery.url, headers, body));
     this.deps.pace.timeAttempt(delivery.destination, result.durationMs);
     if (result.detail) {
       this.deps.log.warn({ deliveryId: delivery.id, reason: result.detail }, "webhook destination refused");

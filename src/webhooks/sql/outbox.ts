@@ -2,6 +2,7 @@
 // and the deliveries a resend or a recovery adds. A delivery carries its event's time, which places
 // it in its event's week (src/db/partitions.ts): they are kept and dropped together.
 import type { Queryable } from "../../db/database.ts";
+import { tracing } from "../../telemetry/tracing.ts";
 
 /** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
 export const OUTBOX_CHANNEL = "webhook_outbox";
@@ -40,8 +41,8 @@ export async function insertEventWithDelivery(
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at
      ), delivery AS (
-       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
-       SELECT $7, id, created_at, $8, $9, 'pending' FROM event
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent)
+       SELECT $7, id, created_at, $8, $9, 'pending', $11 FROM event
      )
      SELECT pg_notify($10, '')`,
     [
@@ -55,6 +56,7 @@ export async function insertEventWithDelivery(
       delivery.url,
       delivery.destination,
       OUTBOX_CHANNEL,
+      tracing().traceparent(),
     ],
   );
 }
@@ -75,11 +77,11 @@ export async function insertRedelivery(
        WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4
        ORDER BY d.created_at DESC LIMIT 1
      ), inserted AS (
-       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
-       SELECT $1, event_id, event_created_at, url, destination, 'pending' FROM target RETURNING id
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent)
+       SELECT $1, event_id, event_created_at, url, destination, 'pending', $6 FROM target RETURNING id
      )
      SELECT pg_notify($5, '') FROM inserted`,
-    [deliveryId, where.eventId, where.groupId, where.transactionId, OUTBOX_CHANNEL],
+    [deliveryId, where.eventId, where.groupId, where.transactionId, OUTBOX_CHANNEL, tracing().traceparent()],
   );
   return rows.length === 1;
 }
@@ -102,12 +104,12 @@ export async function insertRecoveryDeliveries(
          )
        ORDER BY e.id, d.created_at DESC
      ), queued AS (
-       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
-       SELECT gen_random_uuid(), event_id, event_created_at, url, destination, 'pending' FROM dropped
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent)
+       SELECT gen_random_uuid(), event_id, event_created_at, url, destination, 'pending', $5 FROM dropped
        RETURNING id
      )
      SELECT count(*)::int AS queued, pg_notify($4, '') FROM queued`,
-    [window.groupId, window.since, window.until, OUTBOX_CHANNEL],
+    [window.groupId, window.since, window.until, OUTBOX_CHANNEL, tracing().traceparent()],
   );
   return row?.queued ?? 0;
 }

@@ -19,6 +19,8 @@ export interface ClaimedDelivery {
   webhook_secret: string;
   /** The group's earlier secrets, each signing until its expiresAt (ISO 8601). */
   previous_webhook_secrets: { secret: string; expiresAt: string }[];
+  /** The request that queued it, while traces were on: the attempt's span links to it. */
+  traceparent: string | null;
 }
 
 export interface ClaimRequest {
@@ -79,7 +81,7 @@ const CLAIM_DUE_DELIVERIES = prepared(
      FROM webhook_events e JOIN groups g ON g.id = e.group_id
      WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id AND e.created_at = d.event_created_at
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-       e.payload, g.webhook_secret, g.previous_webhook_secrets`,
+       e.payload, g.webhook_secret, g.previous_webhook_secrets, d.traceparent`,
 );
 
 /**
