@@ -86,7 +86,7 @@ describe("weekly partitions", () => {
         'SELECT max(id)::int AS "lastAudit" FROM audit_log',
       );
 
-      assert.deepEqual(await migrate(db), ["021_time_partitions.sql"]);
+      assert.equal((await migrate(db))[0], "021_time_partitions.sql", "021 first, then any later ones");
 
       for (const table of PARTITIONED_TABLES) {
         assert.equal(await count(db, table), before[table], `${table} kept every row`);
