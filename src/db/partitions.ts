@@ -3,6 +3,7 @@
 // from Monday 00:00 UTC. A week past its retention is dropped whole: no row-by-row delete, no
 // bloat, next to nothing for the creates running meanwhile. The same statements run on PostgreSQL
 // and on PGlite.
+import { randomUUID } from "node:crypto";
 import type { Database, Queryable } from "./database.ts";
 
 /** The tables migration 021 partitioned, each by its time column. */
@@ -105,8 +106,8 @@ export async function makeWeeksDue(db: Database, now: Date): Promise<number> {
   return made;
 }
 
-// The partition is no longer attached (another instance detached it first), or is being detached.
-const DETACHED_ELSEWHERE = new Set(["42P01", "55000"]);
+// The partition is no longer attached: its detach was finished by a run whose lease ran out.
+const DETACHED_ELSEWHERE = "42P01";
 
 /**
  * Detaches a partition without blocking the table's writers (CONCURRENTLY: no transaction around
@@ -117,9 +118,44 @@ async function detachAndDrop(db: Database, table: PartitionedTable, partition: P
   try {
     await db.exec(`ALTER TABLE ${table} DETACH PARTITION ${partition.name} ${how}`);
   } catch (error) {
-    if (!DETACHED_ELSEWHERE.has((error as { code?: string }).code ?? "")) throw error;
+    if ((error as { code?: string }).code !== DETACHED_ELSEWHERE) throw error;
   }
   await db.exec(`DROP TABLE IF EXISTS ${partition.name}`);
+}
+
+/**
+ * Longer than a detach takes even when it waits for a long report's snapshot; a lease whose holder
+ * stopped runs out after it, and the next run finishes what that one left half-detached.
+ */
+const LEASE_SECONDS = 3600;
+
+/**
+ * Runs `work` if no other run holds the table's lease; gives null when one does. Its partitions
+ * cannot tell another instance's detach in progress from one a stopped instance left.
+ */
+async function holdingLease<T>(
+  db: Database,
+  table: PartitionedTable,
+  work: () => Promise<T>,
+): Promise<T | null> {
+  const holder = randomUUID();
+  const taken = await db.query(
+    `INSERT INTO partition_leases (table_name, holder, held_until)
+     VALUES ($1, $2, now() + make_interval(secs => $3))
+     ON CONFLICT (table_name) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
+       WHERE partition_leases.held_until <= now()
+     RETURNING 1`,
+    [table, holder, LEASE_SECONDS],
+  );
+  if (taken.length === 0) return null;
+  try {
+    return await work();
+  } finally {
+    await db.query("UPDATE partition_leases SET held_until = now() WHERE table_name = $1 AND holder = $2", [
+      table,
+      holder,
+    ]);
+  }
 }
 
 /**
@@ -127,41 +163,40 @@ async function detachAndDrop(db: Database, table: PartitionedTable, partition: P
  * week goes (or `_history` itself ends by `cutoff` and holds rows) all of its rows are past the
  * cutoff too: it is dropped and made anew, empty, up to the first week left. Gives the partitions
  * dropped and where `_history` now ends: its rows before `cutoff` are the only ones left to delete
- * one by one.
+ * one by one. Null when another instance is dropping this table's weeks: it does all of that.
  */
-export async function dropWeeksBefore(
+export function dropWeeksBefore(
   db: Database,
   table: PartitionedTable,
   cutoff: Date,
-): Promise<{ dropped: number; historyEnds: Date }> {
-  const partitions = await partitionsOf(db, table);
-  for (const stuck of partitions.filter((partition) => partition.detaching))
-    await detachAndDrop(db, table, stuck);
-  const history = partitions.find((partition) => partition.lower === null && !partition.detaching);
-  const weeks = partitions.filter((partition) => partition.lower !== null && !partition.detaching);
-  const expired = weeks.filter((week) => week.upper <= cutoff);
-  const historyGoes =
-    history !== undefined &&
-    (expired.length > 0 ||
-      (history.upper <= cutoff && (await db.query(`SELECT 1 FROM ${history.name} LIMIT 1`)).length > 0));
-  const doomed = [...(historyGoes ? [history] : []), ...expired];
-  for (const partition of doomed) await detachAndDrop(db, table, partition);
-  const historyEnds =
-    weeks.find((week) => week.upper > cutoff)?.lower ??
-    expired.at(-1)?.upper ??
-    history?.upper ??
-    weekStart(cutoff);
-  if (!history || historyGoes) {
-    // Between the detach and this, a write dated before every week would find no partition; the
-    // service writes the present, and the weeks ahead take it.
-    await changingPartitions(db, table, async (tx) => {
-      const current = await partitionsOf(tx, table);
-      if (!current.some((partition) => partition.lower === null && !partition.detaching)) {
-        await attachNew(tx, table, historyName(table), null, historyEnds);
-      }
-    });
-  }
-  return { dropped: doomed.length, historyEnds };
+): Promise<{ dropped: number; historyEnds: Date } | null> {
+  return holdingLease(db, table, async () => {
+    const partitions = await partitionsOf(db, table);
+    for (const stuck of partitions.filter((partition) => partition.detaching))
+      await detachAndDrop(db, table, stuck);
+    const history = partitions.find((partition) => partition.lower === null && !partition.detaching);
+    const weeks = partitions.filter((partition) => partition.lower !== null && !partition.detaching);
+    const expired = weeks.filter((week) => week.upper <= cutoff);
+    const historyGoes =
+      history !== undefined &&
+      (expired.length > 0 ||
+        (history.upper <= cutoff && (await db.query(`SELECT 1 FROM ${history.name} LIMIT 1`)).length > 0));
+    const doomed = [...(historyGoes ? [history] : []), ...expired];
+    for (const partition of doomed) await detachAndDrop(db, table, partition);
+    const historyEnds =
+      weeks.find((week) => week.upper > cutoff)?.lower ??
+      expired.at(-1)?.upper ??
+      history?.upper ??
+      weekStart(cutoff);
+    if (!history || historyGoes) {
+      // Between the detach and this, a write dated before every week would find no partition; the
+      // service writes the present, and the weeks ahead take it.
+      await changingPartitions(db, table, (tx) =>
+        attachNew(tx, table, historyName(table), null, historyEnds),
+      );
+    }
+    return { dropped: doomed.length, historyEnds };
+  });
 }
 
 /**
