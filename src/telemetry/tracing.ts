@@ -61,11 +61,26 @@ export function tracesRequested(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
+// A statement span is named by its operation on every run of it: read once a text. The texts are
+// the service's own constants, a few hundred; the bound holds for any built at run time.
+const operations = new Map<string, string>();
+const OPERATIONS_KEPT = 2000;
+
 /**
  * The operation a statement performs: its first keyword, or for a statement that starts with
  * common table expressions, the keyword after them (`WITH … INSERT` inserts).
  */
 export function operationOf(sql: string): string {
+  let operation = operations.get(sql);
+  if (operation === undefined) {
+    operation = readOperation(sql);
+    if (operations.size >= OPERATIONS_KEPT) operations.clear();
+    operations.set(sql, operation);
+  }
+  return operation;
+}
+
+function readOperation(sql: string): string {
   const text = sql.trimStart();
   const first = /^[A-Za-z]+/.exec(text)?.[0]?.toUpperCase() ?? "";
   if (first !== "WITH") return first;
