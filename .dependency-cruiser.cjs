@@ -1,7 +1,7 @@
 // The layering of src/ (docs/architecture.md): interfaces → domain → ports → plumbing, never back.
 // `npm run check:layers` runs it; CI fails on any violation.
 const PLUMBING =
-  "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits)/|^src/config(-values)?\\.ts$";
+  "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits|telemetry)/|^src/config(-values)?\\.ts$";
 const INTERFACES =
   "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi|server)/|^src/[^/]+/routes/|^src/(main|processors)\\.ts$";
 const DOMAIN = "^src/(payments|payment-links|branding|receipts|webhooks|merchants|accounts|retention)/";
@@ -45,6 +45,15 @@ module.exports = {
         "to a status. Route schemas (routes/, schemas.ts) are the HTTP layer's.",
       from: { path: DOMAIN, pathNot: "^src/[^/]+/(routes/|schemas\\.ts$)" },
       to: { path: "^src/http/" },
+    },
+    {
+      name: "domain-knows-no-http",
+      severity: "error",
+      comment:
+        "The domain imports neither Fastify nor its plugins: it logs through the plumbing's Logger " +
+        "(src/telemetry/logger.ts) and takes what a request carried as plain values. Routes are the HTTP layer's.",
+      from: { path: DOMAIN, pathNot: "^src/[^/]+/routes/" },
+      to: { path: "node_modules/(fastify|@fastify/)" },
     },
     {
       name: "pages-share-only-the-kit",

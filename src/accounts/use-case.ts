@@ -1,9 +1,10 @@
 // What every use case of accounts is built with, and the steps they share.
-import type { FastifyBaseLogger } from "fastify";
+
 import { insertAuditEntry } from "../audit/store.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import { hashPassword, passwordProblem } from "./password.ts";
 import { type AuditContext, actorName, type Principal, toPrincipal } from "./principal.ts";
 import type { AccountRow } from "./sql/accounts.ts";
@@ -13,7 +14,7 @@ export interface AccountsDeps {
   publicUrl: string;
   /** With SMTP_URL, invites and resets are also e-mailed; without, links are only shown. */
   mailer: Mailer | undefined;
-  log: FastifyBaseLogger;
+  log: Logger;
   operatorsRequire2fa: boolean;
 }
 
@@ -21,7 +22,7 @@ export abstract class AccountsUseCase {
   protected readonly db: Database;
   protected readonly publicUrl: string;
   protected readonly mailer: Mailer | undefined;
-  protected readonly log: FastifyBaseLogger;
+  protected readonly log: Logger;
   protected readonly operatorsRequire2fa: boolean;
 
   constructor(deps: AccountsDeps) {

@@ -18,16 +18,12 @@ export type DomainErrorCode =
 
 export class DomainError extends Error {
   override readonly name = "DomainError";
-  /** The caller's mistake even where the code's status says otherwise (a missing email is 502). */
-  readonly clientFault: boolean | undefined;
 
   constructor(
     readonly code: DomainErrorCode,
     message: string,
-    options: { clientFault?: boolean } = {},
   ) {
     super(message);
-    this.clientFault = options.clientFault;
   }
 }
 

@@ -22,12 +22,7 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
-    return new ApiError(
-      error.code,
-      error.message,
-      undefined,
-      error.clientFault === undefined ? {} : { clientFault: error.clientFault },
-    );
+    return new ApiError(error.code, error.message);
   }
   if (error instanceof DatabaseUnavailableError) {
     return new ApiError("SERVICE_UNAVAILABLE", "The service is temporarily unavailable; try again shortly");

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from "fastify";
+import type { Logger } from "../telemetry/logger.ts";
 
 export interface Worker {
   stop(): Promise<void>;
@@ -12,7 +12,7 @@ export function startPeriodic(
   name: string,
   intervalMs: number,
   work: () => Promise<unknown>,
-  log: FastifyBaseLogger,
+  log: Logger,
 ): Worker {
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {

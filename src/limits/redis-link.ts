@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
+import type { Logger } from "../telemetry/logger.ts";
 
 /** What /health reports about the shared rate-limit store. */
 export interface RedisState {
@@ -16,7 +16,7 @@ export class RedisLink {
 
   constructor(
     readonly redis: Redis,
-    log: FastifyBaseLogger,
+    log: Logger,
   ) {
     redis.on("error", (error: Error) => {
       this.lastError = error.message;

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from "fastify";
 import { insertAuditEntry } from "../audit/store.ts";
 import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
@@ -134,11 +133,12 @@ export class AdminAuthenticator {
     return hash;
   }
 
-  readonly authenticate = async (request: FastifyRequest): Promise<void> => {
-    this.failures.check(request.ip);
-    const match = /^Bearer (\S{1,500})$/.exec(request.headers.authorization ?? "");
+  /** `authorization` as the request carried it; `clientAddress` is whose failures count against the limit. */
+  readonly authenticate = async (authorization: string | undefined, clientAddress: string): Promise<void> => {
+    this.failures.check(clientAddress);
+    const match = /^Bearer (\S{1,500})$/.exec(authorization ?? "");
     if (!match?.[1] || !secretMatches(match[1], this.hash)) {
-      this.failures.record(request.ip);
+      this.failures.record(clientAddress);
       throw new DomainError("UNAUTHORIZED", "Missing or invalid admin token");
     }
     if (this.unclaimedHash) {

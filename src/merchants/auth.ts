@@ -1,4 +1,3 @@
-import type { FastifyRequest } from "fastify";
 import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError } from "../errors/domain-error.ts";
@@ -10,10 +9,10 @@ export interface Merchant {
   publicKey: string;
 }
 
-declare module "fastify" {
-  interface FastifyRequest {
-    merchant: Merchant;
-  }
+/** The key pair a request presented, as its headers carried them (absent, or repeated). */
+export interface PresentedKeys {
+  publicKey: string | string[] | undefined;
+  secretKey: string | string[] | undefined;
 }
 
 // Compared against when the public key is unknown, so both failures take the same time.
@@ -26,10 +25,8 @@ const UNKNOWN_TTL_MS = 10_000;
 
 const unauthorized = () => new DomainError("UNAUTHORIZED", "Missing or invalid API keys");
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === "string" && KEY_PATTERN.test(value) ? value : undefined;
-}
+const keyOf = (value: string | string[] | undefined): string | undefined =>
+  typeof value === "string" && KEY_PATTERN.test(value) ? value : undefined;
 
 interface KnownKey {
   /** Null for a public key that does not exist (or is revoked). */
@@ -117,15 +114,16 @@ export class MerchantAuthenticator {
     return key;
   }
 
-  async authenticate(request: FastifyRequest): Promise<Merchant> {
-    this.failures.check(request.ip);
-    const publicKey = header(request, "x-public-key");
-    const secretKey = header(request, "x-secret-key");
+  /** `clientAddress` is whose failures count against the limit. */
+  async authenticate(presented: PresentedKeys, clientAddress: string): Promise<Merchant> {
+    this.failures.check(clientAddress);
+    const publicKey = keyOf(presented.publicKey);
+    const secretKey = keyOf(presented.secretKey);
     // Known and unknown keys take the same path: one cached lookup and one constant-time compare.
     const key = publicKey ? await this.lookup(publicKey) : undefined;
     const matches = secretMatches(secretKey ?? "", key?.secretHash ?? DECOY_HASH);
     if (!key?.groupId || !secretKey || !matches) {
-      this.failures.record(request.ip);
+      this.failures.record(clientAddress);
       throw unauthorized();
     }
     return { groupId: key.groupId, publicKey: publicKey as string };

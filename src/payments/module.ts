@@ -1,9 +1,10 @@
 // The payments module assembled: the core's one write path, and each use case over it.
-import type { FastifyBaseLogger } from "fastify";
+
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { startPeriodic, type Worker } from "../jobs/periodic.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import type { RecordsElsewhere } from "./core/records-elsewhere.ts";
 import { PaymentWriter } from "./core/writer.ts";
@@ -46,7 +47,7 @@ export function createPayments(options: {
   processors: ProcessorRegistry;
   outbox: WebhookOutbox;
   config: Config;
-  log: FastifyBaseLogger;
+  log: Logger;
   /** Told of every processor passed over and every one that answered a create. */
   onCreate: FailoverListener;
   /** A keyed hash of an e-mail address, for the erasure's audit entry. */
@@ -92,7 +93,7 @@ export function createPayments(options: {
  * The background work: expiring links, settling pending refunds, the scheduled reconciliation,
  * and erasing customers of payments settled longer ago than PII_RETENTION_DAYS (hourly).
  */
-export function startPaymentWorkers(payments: Payments, config: Config, log: FastifyBaseLogger): Worker[] {
+export function startPaymentWorkers(payments: Payments, config: Config, log: Logger): Worker[] {
   const workers = [
     startPeriodic("expiry sweep", config.expirySweepIntervalMs, () => payments.expiry.expireDue(), log),
     startPeriodic("refund settling", config.refundSettleIntervalMs, () => payments.refunds.settleDue(), log),

@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/database.ts";
 import { money } from "../format/money.ts";
 import { utcToTheSecond } from "../format/time.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import { type ClaimedReceipt, claimDueReceipts, markReceiptSent, markReceiptUnsent } from "./store.ts";
 
 export interface ReceiptSettings {
@@ -50,7 +50,7 @@ export class ReceiptSender {
     private readonly db: Database,
     private readonly mailer: Mailer,
     private readonly settings: ReceiptSettings,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   async sendDue(): Promise<number> {

@@ -6,7 +6,6 @@
 // statement, oldest first, resting twenty times as long as each batch took: the other tables,
 // and the rows an upgraded installation still holds in a table's `_history` partition.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FastifyBaseLogger } from "fastify";
 import { deleteExpiredAccountRecords } from "../accounts/sql/expiry.ts";
 import { deleteAuditEntriesBefore } from "../audit/store.ts";
 import type { Config } from "../config.ts";
@@ -18,6 +17,7 @@ import { deleteClosedAbandonedBefore } from "../payments/create/abandoned-store.
 import { deleteProcessorEventsBefore } from "../payments/processor-events/store.ts";
 import { deleteReceiptsBefore } from "../receipts/store.ts";
 import { deleteSandboxObjectsBefore } from "../settings/store.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import { deleteAttemptsBefore, deleteEventsBefore } from "../webhooks/sql/operations.ts";
 
 const DAY_MS = 86_400_000;
@@ -130,7 +130,7 @@ export async function pruneAll(
 }
 
 /** Hourly, on every instance that runs workers: each batch's statement is safe to run twice at once. */
-export function startPruning(db: Database, config: RetentionConfig, log: FastifyBaseLogger): Worker {
+export function startPruning(db: Database, config: RetentionConfig, log: Logger): Worker {
   const list = pruners(config);
   return startPeriodic(
     "retention",

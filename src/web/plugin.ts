@@ -7,13 +7,13 @@ import session from "@fastify/session";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Accounts } from "../accounts/module.ts";
 import type { AccountKind, Principal, SessionAccount } from "../accounts/principal.ts";
-import { databaseSessionStore, type SigningIn } from "../accounts/session-store.ts";
 import type { Database } from "../db/database.ts";
 import { RETRY_AFTER_SECONDS, toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { SCRIPT, STYLESHEET } from "./assets.ts";
 import { html } from "./html.ts";
 import { type Audience, type Flash, layout, sendHtml } from "./layout.ts";
+import { databaseSessionStore, type SigningIn } from "./session-store.ts";
 
 declare module "fastify" {
   interface Session {

@@ -1,6 +1,6 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import { tracing } from "../telemetry/tracing.ts";
 import type { OpenedSecrets } from "./opened-secrets.ts";
 import type { OutcomeWriter } from "./outcome-writer.ts";
@@ -18,7 +18,7 @@ export class AttemptRunner {
       pace: Pace;
       outcomes: OutcomeWriter;
       config: Pick<Config, "webhookRetryDelaysMs">;
-      log: FastifyBaseLogger;
+      log: Logger;
       metrics: Metrics | undefined;
       /** A failed attempt whose delivery is due again after the delay. */
       retryIn: (delayMs: number) => void;

@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import type { Logger } from "../telemetry/logger.ts";
 import { AttemptRunner } from "./attempt.ts";
 import { HeldDeliveries, type WaitingDelivery } from "./holds.ts";
 import { OpenedSecrets } from "./opened-secrets.ts";
@@ -53,7 +53,7 @@ export interface DispatcherOptions {
   db: Database;
   outbox: WebhookOutbox;
   config: DispatcherConfig;
-  log: FastifyBaseLogger;
+  log: Logger;
   metrics?: Metrics | undefined;
   resolver?: Resolver | undefined;
   /** Opens the groups' sealed signing secrets. */
@@ -92,7 +92,7 @@ export class WebhookDispatcher {
   private readonly attempts: AttemptRunner;
   private readonly pace = new Pace();
   private readonly config: DispatcherConfig;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: Logger;
   private readonly metrics: Metrics | undefined;
 
   constructor(private readonly options: DispatcherOptions) {

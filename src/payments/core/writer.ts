@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyBaseLogger } from "fastify";
 import type { Database, Queryable } from "../../db/database.ts";
 import { enqueueReceipt } from "../../receipts/outbox.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import type { WebhookOutbox } from "../../webhooks/outbox.ts";
 import { EVENT_FOR_STATUS, webhookMessageFor } from "./events.ts";
 import { type PaymentFact, planFact } from "./facts.ts";
@@ -44,7 +44,7 @@ export class PaymentWriter {
   constructor(
     private readonly db: Database,
     private readonly outbox: WebhookOutbox,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /**

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../../db/database.ts";
 import {
   type CheckoutRequest,
@@ -7,6 +6,7 @@ import {
   type UnknownOutcome,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import type { RecordsElsewhere } from "../core/records-elsewhere.ts";
 import {
   type AbandonedRow,
@@ -32,7 +32,7 @@ export class AbandonedCheckouts {
     private readonly processors: ProcessorRegistry,
     /** How long a claimed attempt is left alone: also the wait before asking a silent processor again. */
     private readonly leaseMs: number,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
     private readonly elsewhere?: RecordsElsewhere | undefined,
   ) {}
 

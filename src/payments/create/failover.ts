@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from "fastify";
 import { DomainError } from "../../errors/domain-error.ts";
 import {
   type Checkout,
@@ -8,6 +7,7 @@ import {
   ProcessorUnavailableError,
   type UnknownOutcome,
 } from "../../processor/port.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import type { AbandonedCheckouts } from "./abandoned.ts";
 import type { ProcessorBreakers } from "./breakers.ts";
 import type { PassedOver } from "./store.ts";
@@ -44,7 +44,7 @@ export class Failover {
     /** The longest any processor but the last is given, so the next can still answer in time. */
     private readonly attemptTimeoutMs: number,
     private readonly listener: FailoverListener,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
     private readonly deadlineMs = CREATE_DEADLINE_MS,
   ) {}
 

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyBaseLogger } from "fastify";
 import { type AuditEntry, insertAuditEntry } from "../../audit/store.ts";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
 import { reachableUrl } from "../../net/unreachable-host.ts";
 import type { CheckoutRequest } from "../../processor/port.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { descriptionOf, storedMetadata } from "../core/metadata.ts";
 import type { Currency } from "../core/money.ts";
@@ -61,7 +61,7 @@ export class PaymentCreation {
     private readonly queries: PaymentQueries,
     private readonly safeSites: ActiveSafeSites,
     private readonly config: CreateConfig,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /**
@@ -72,19 +72,10 @@ export class PaymentCreation {
    */
   async create(
     groupId: string,
-    input: CreatePaymentInput,
+    input: CreatePaymentInput & { customerEmail: string },
     idempotencyKey?: string,
     origin?: PaymentOrigin,
   ): Promise<IdempotentAnswer<CreatePaymentResult>> {
-    if (input.customerEmail === undefined) {
-      throw new DomainError(
-        "PROCESSOR_ERROR",
-        "The processor rejected the payment: customerEmail is required",
-        {
-          clientFault: true,
-        },
-      );
-    }
     const customerEmail = input.customerEmail;
     const safeSite = await this.safeSites.choose(groupId, this.nextTurn(groupId));
     const fresh: CreatePlan = {

@@ -1,10 +1,11 @@
 // Erasing a customer (GDPR article 17 and its kin): the payments keep their bookkeeping and lose
 // the person, everywhere the service keeps or shows them (docs/security.md, "Erasure").
-import type { FastifyBaseLogger } from "fastify";
+
 import { insertAuditEntry } from "../../audit/store.ts";
 import type { Database, Queryable } from "../../db/database.ts";
 import { notFound } from "../../errors/domain-error.ts";
 import { eraseReceiptRecipients } from "../../receipts/store.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import { eraseEventFields } from "../../webhooks/sql/outbox.ts";
 import { ERASED_EVENT_FIELDS } from "../core/events.ts";
 import { forgetCreateRequests } from "../core/idempotency-store.ts";
@@ -29,7 +30,7 @@ export class CustomerErasure {
     /** A keyed hash of an address: the audit log says whose erasure it was without keeping it. */
     private readonly digest: (email: string) => string,
     private readonly elsewhere: RecordsElsewhere | undefined,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** Erases the customer's payments and audits the request once, in one transaction; N may be 0. */

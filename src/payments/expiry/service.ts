@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../../db/database.ts";
 import { CheckoutNotFoundError, ProcessorUnavailableError } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { openReconciliationItem } from "../core/store.ts";
 import type { PaymentWriter } from "../core/writer.ts";
@@ -17,7 +17,7 @@ export class Expiry {
     private readonly writer: PaymentWriter,
     /** How long a claimed payment is left alone: also the wait before asking a silent processor again. */
     private readonly claimLeaseMs: number,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** One sweep; how many status changes it made. */

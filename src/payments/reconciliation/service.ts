@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyBaseLogger } from "fastify";
 import { type Audit, withAudit } from "../../audit/store.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
@@ -11,6 +10,7 @@ import {
   ProcessorUnavailableError,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { CLOSED_UNPAID, NOT_YET_PAID, PAID_STATUSES, refundableAmount } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
@@ -58,7 +58,7 @@ export class Reconciliation {
     private readonly processors: ProcessorRegistry,
     private readonly writer: PaymentWriter,
     private readonly refunds: Refunds,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** GET /admin/v1/reconciliation and the console's queue: the open items. */

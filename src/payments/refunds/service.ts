@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyBaseLogger } from "fastify";
 import { type AuditEntry, withAudit } from "../../audit/store.ts";
 import type { Database, Queryable } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
@@ -10,6 +9,7 @@ import {
   ProcessorUnavailableError,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
+import type { Logger } from "../../telemetry/logger.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { type Refunder, refundableAmount } from "../core/status.ts";
 import { findPaymentById, type PaymentRow } from "../core/store.ts";
@@ -77,7 +77,7 @@ export class Refunds {
     private readonly processors: ProcessorRegistry,
     private readonly queries: PaymentQueries,
     private readonly config: RefundsConfig,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** A merchant's refund (API or dashboard). */

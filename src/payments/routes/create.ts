@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
+import { ApiError } from "../../http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
 import type { PaymentCreation } from "../create/service.ts";
 import { createPaymentBodySchema, createPaymentResultSchema } from "../schemas.ts";
@@ -29,9 +30,19 @@ const createPaymentRoute: FastifyPluginAsync<{ creation: PaymentCreation }> = as
       },
     },
     async (request, reply) => {
+      const { body } = request;
+      // The spec answers a create without an e-mail as the processor would: 502, asking nobody.
+      if (body.customerEmail === undefined) {
+        throw new ApiError(
+          "PROCESSOR_ERROR",
+          "The processor rejected the payment: customerEmail is required",
+          undefined,
+          { clientFault: true },
+        );
+      }
       const answer = await creation.create(
         request.merchant.groupId,
-        request.body,
+        { ...body, customerEmail: body.customerEmail },
         request.headers["idempotency-key"],
       );
       replayedHeader(reply, answer);

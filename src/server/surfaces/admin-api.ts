@@ -20,7 +20,7 @@ export const adminApi: FastifyPluginAsync<{ services: Services; admin: AdminAuth
   { services, admin },
 ) => {
   const { merchants, payments } = services;
-  adminScope.addHook("onRequest", admin.authenticate);
+  adminScope.addHook("onRequest", (request) => admin.authenticate(request.headers.authorization, request.ip));
   await adminScope.register(groupRoutes, { merchants, publicUrl: services.config.publicUrl });
   await adminScope.register(safeSiteRoutes, { merchants });
   await adminScope.register(keyRoutes, { merchants });

@@ -5,6 +5,7 @@ import brandingRoutes from "../../branding/routes/api.ts";
 import { ApiError } from "../../http/errors.ts";
 import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
 import type { RedisLink } from "../../limits/redis-link.ts";
+import type { Merchant } from "../../merchants/auth.ts";
 import authTestRoute from "../../merchants/routes/auth-test.ts";
 import paymentLinkRoutes from "../../payment-links/routes/api.ts";
 import cancelPaymentRoute from "../../payments/routes/cancel.ts";
@@ -21,6 +22,13 @@ import eventFeedRoute from "../../webhooks/routes/feed.ts";
 import webhookSettingsRoutes from "../../webhooks/routes/settings.ts";
 import eventStreamRoute from "../../webhooks/routes/stream.ts";
 import type { Services } from "../services.ts";
+
+// Set by this surface's onRequest hook before any of its routes runs.
+declare module "fastify" {
+  interface FastifyRequest {
+    merchant: Merchant;
+  }
+}
 
 /** `checkout trigger` reaches the in-process sandbox through the service, never on its own port. */
 const sandboxSimulator = (sandbox: Sandbox): SandboxSimulator => {
@@ -50,7 +58,10 @@ export const merchantApi: FastifyPluginAsync<{
 }> = async (api, { services, redis, sandbox }) => {
   const { config, payments, webhooks, merchantAuth } = services;
   api.addHook("onRequest", async (request, reply) => {
-    request.merchant = await merchantAuth.authenticate(request);
+    request.merchant = await merchantAuth.authenticate(
+      { publicKey: request.headers["x-public-key"], secretKey: request.headers["x-secret-key"] },
+      request.ip,
+    );
     reply.header("cache-control", "no-store");
   });
   // Bodies are JSON (docs/api.md, "Conventions"); Fastify would otherwise also accept text/plain.

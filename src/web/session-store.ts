@@ -4,11 +4,16 @@
 // The sign-in is audited with the row, once, when the session is made.
 import { randomUUID } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
+import type { SessionAccount } from "../accounts/sql/accounts.ts";
+import {
+  deleteWebSession,
+  findWebSession,
+  insertWebSession,
+  updateWebSession,
+} from "../accounts/sql/sessions.ts";
 import { insertAuditEntry } from "../audit/store.ts";
 import { hexDigest } from "../crypto/secret-hash.ts";
 import type { Database } from "../db/database.ts";
-import type { SessionAccount } from "./sql/accounts.ts";
-import { deleteWebSession, findWebSession, insertWebSession, updateWebSession } from "./sql/sessions.ts";
 
 type Callback = (error?: unknown) => void;
 
