@@ -2,6 +2,7 @@
 // how an answer is printed.
 import { Checkout, CheckoutError } from "@checkout-service/client";
 import { type Command, InvalidArgumentError } from "commander";
+import { readAmount } from "../format/money.ts";
 import { ApiClient, CliError, cannotReach, notTheService } from "./api-client.ts";
 import { type PrintOptions, print } from "./output.ts";
 
@@ -32,15 +33,13 @@ export const wholeNumber = (what: string) => (value: string) => {
   return Number(value);
 };
 
-/** --amount: whole cents; "12.50" is answered with the cents it means. */
+/** --amount: whole cents; "12.50" is answered with the cents it means in a currency of two decimals. */
 export const cents = (value: string) => {
-  const units = /^(\d+)[.,](\d{1,2})$/.exec(value);
-  if (units) {
-    const inCents = Number(units[1]) * 100 + Number((units[2] as string).padEnd(2, "0"));
-    throw new InvalidArgumentError(`takes cents, a whole number: ${inCents} for ${value}`);
-  }
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("takes cents, a whole number (1250 for 12.50)");
-  return Number(value);
+  if (/^\d+$/.test(value)) return Number(value);
+  const reading = readAmount(value.replace(",", "."), "usd");
+  if ("minor" in reading)
+    throw new InvalidArgumentError(`takes cents, a whole number: ${reading.minor} for ${value}`);
+  throw new InvalidArgumentError("takes cents, a whole number (1250 for 12.50)");
 };
 
 export const isoTime = (value: string) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError } from "../errors/domain-error.ts";
-import { money } from "../format/money.ts";
+import { majorUnits, money, readAmount } from "../format/money.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { describedPattern } from "../http/validation-messages.ts";
 import { visibleMetadata } from "../payments/core/metadata.ts";
@@ -10,7 +10,7 @@ import type { Payments } from "../payments/module.ts";
 import type { RefundReason } from "../payments/refunds/store.ts";
 import { isPaidAfterCancel } from "../payments/resource.ts";
 import { auditBy, auditContext } from "../web/audit.ts";
-import { parseMajorUnits, time } from "../web/format.ts";
+import { time } from "../web/format.ts";
 import { formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { statusBadge, statusChangeReason, words } from "../web/labels.ts";
@@ -192,11 +192,13 @@ ${
       const { transactionId } = request.params as { transactionId: string };
       const form = request.body as { amount?: string; reason?: string; key: string };
       const back = `/dashboard/payments/${transactionId}`;
-      const amount = form.amount?.trim() ? parseMajorUnits(form.amount) : undefined;
-      if (amount === null || amount === 0) {
+      const { currency } = await payments.queries.get(principal.groupId, transactionId);
+      const reading = form.amount?.trim() ? readAmount(form.amount, currency) : undefined;
+      const amount = reading && "minor" in reading ? reading.minor : undefined;
+      if ((reading && "problem" in reading) || amount === 0) {
         setFlash(request, {
           kind: "error",
-          text: "Enter the amount as a number such as 12.50, or leave it empty.",
+          text: `Enter the amount as a number such as ${majorUnits(1250, currency)}, or leave it empty.`,
         });
         return reply.redirect(back, 303);
       }

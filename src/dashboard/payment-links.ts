@@ -1,11 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError } from "../errors/domain-error.ts";
-import { money } from "../format/money.ts";
+import { CURRENCIES, majorUnits, money, readAmount } from "../format/money.ts";
 import { uuidParam } from "../http/schemas.ts";
 import { linkUrl, type PaymentLinks } from "../payment-links/service.ts";
-import { CURRENCIES } from "../payments/core/money.ts";
 import { auditBy } from "../web/audit.ts";
-import { parseMajorUnits, time } from "../web/format.ts";
+import { time } from "../web/format.ts";
 import { activationForm, formBody } from "../web/forms.ts";
 import { html } from "../web/html.ts";
 import { csrfField, layout, sendHtml, setFlash } from "../web/layout.ts";
@@ -37,20 +36,22 @@ type CreateForm = {
   [K in "name" | "currency" | "amount" | "minAmount" | "maxAmount" | "description" | "successUrl"]?: string;
 };
 
-/** An amount typed in units ("12.50"), or why it is not one; empty is undefined. */
-function centsOf(label: string, raw: string | undefined): number | undefined {
-  if (!raw?.trim()) return undefined;
-  // "1,50" could be a price or a thousand-separated number: a dot only, as on the customer's page.
-  if (raw.includes(","))
-    throw new DomainError("INVALID_REQUEST", `${label}: use a dot for cents, e.g. 12.50`);
-  const cents = parseMajorUnits(raw);
-  if (cents === null || cents < 1 || cents > 99_999_999) {
+/** An amount typed in major units ("12.50"), or why it is not one; empty is undefined. */
+function minorUnitsOf(label: string, raw: string | undefined, currency: string): number | undefined {
+  const reading = readAmount(raw ?? "", currency);
+  if ("problem" in reading && reading.problem === "empty") return undefined;
+  if ("problem" in reading && reading.problem === "decimal-comma")
     throw new DomainError(
       "INVALID_REQUEST",
-      `${label} must be an amount such as 12.50, from 0.01 to 999999.99`,
+      `${label}: use a dot for cents, e.g. ${majorUnits(1250, currency)}`,
+    );
+  if ("problem" in reading || reading.minor < 1 || reading.minor > 99_999_999) {
+    throw new DomainError(
+      "INVALID_REQUEST",
+      `${label} must be an amount such as ${majorUnits(1250, currency)}, from ${majorUnits(1, currency)} to ${majorUnits(99_999_999, currency)}`,
     );
   }
-  return cents;
+  return reading.minor;
 }
 
 /** /dashboard/payment-links: links made without code, what they took, and each one's QR code. */
@@ -128,9 +129,9 @@ ${manage ? html`<form method="post" action="/dashboard/payment-links/${link.id}"
         {
           name: form.name.trim(),
           currency: form.currency,
-          amount: centsOf("The price", form.amount),
-          minAmount: centsOf("The least amount", form.minAmount),
-          maxAmount: centsOf("The most amount", form.maxAmount),
+          amount: minorUnitsOf("The price", form.amount, form.currency),
+          minAmount: minorUnitsOf("The least amount", form.minAmount, form.currency),
+          maxAmount: minorUnitsOf("The most amount", form.maxAmount, form.currency),
           description: optional(form.description),
           successUrl,
         },

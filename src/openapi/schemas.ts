@@ -1,4 +1,4 @@
-import { CURRENCIES } from "../payments/core/money.ts";
+import { CURRENCIES } from "../format/money.ts";
 import { PAYMENT_STATUSES } from "../payments/core/status.ts";
 
 // Documentation-only schemas: the answers of routes whose handlers build their JSON directly.

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { DomainError, notFound } from "../errors/domain-error.ts";
+import { type Currency, exponentOf, majorUnits, readAmount } from "../format/money.ts";
 import { UUID_PATTERN } from "../format/uuid.ts";
 import { type Metadata, storedMetadata } from "../payments/core/metadata.ts";
-import type { Currency } from "../payments/core/money.ts";
 import type { ActiveSafeSites } from "../payments/create/safe-sites.ts";
 import type { PaymentCreation } from "../payments/create/service.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
@@ -57,28 +57,33 @@ const SLUG_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 const FORM_KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 // A pragmatic address check: one @, something on each side, a dot in the domain, no spaces.
 const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
-// Units and up to two decimals, as a person types them: 12, 12.5, 12.50.
-const AMOUNT_PATTERN = /^(\d{1,9})(?:\.(\d{1,2}))?$/;
+const DECIMALS_IN_WORDS = ["no", "one", "two", "three"];
 
-/** An amount in the currency's units as text (12.50), for pages and messages. */
-export const unitsOf = (cents: number): string => (cents / 100).toFixed(2);
-
-/** The customer's amount in cents, or why it cannot be one. */
+/** The customer's amount in minor units, or why it cannot be one. */
 export function parseAmount(raw: string | undefined, link: PaymentLinkRow): number | string {
-  const text = (raw ?? "").trim();
-  const currency = link.currency.toUpperCase();
   const min = link.min_amount ?? DEFAULT_MIN_AMOUNT;
   const max = link.max_amount ?? DEFAULT_MAX_AMOUNT;
-  const range = `between ${unitsOf(min)} and ${unitsOf(max)} ${currency}`;
-  if (text === "") return `Enter an amount ${range}.`;
-  if (/^\d+,\d+$/.test(text)) return `Use a dot for cents, e.g. ${text.replace(",", ".")}.`;
-  if (text.startsWith("-")) return `Enter an amount ${range}.`;
-  if (/^\d+\.\d{3,}$/.test(text)) return "Use at most two decimals, e.g. 12.50.";
-  const match = AMOUNT_PATTERN.exec(text);
-  if (!match) return `Enter the amount as a number, e.g. 12.50 (${range}).`;
-  const cents = Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
-  if (cents < min || cents > max) return `Enter an amount ${range}.`;
-  return cents;
+  const range = `between ${majorUnits(min, link.currency)} and ${majorUnits(max, link.currency)} ${link.currency.toUpperCase()}`;
+  const example = majorUnits(1250, link.currency);
+  const reading = readAmount(raw ?? "", link.currency);
+  if ("minor" in reading) {
+    return reading.minor < min || reading.minor > max ? `Enter an amount ${range}.` : reading.minor;
+  }
+  switch (reading.problem) {
+    case "empty":
+    case "negative":
+      return `Enter an amount ${range}.`;
+    case "decimal-comma":
+      return `Use a dot for cents, e.g. ${(raw ?? "").trim().replace(",", ".")}.`;
+    case "too-many-decimals": {
+      const decimals = exponentOf(link.currency);
+      return decimals === 0
+        ? `Enter a whole amount, e.g. ${example}.`
+        : `Use at most ${DECIMALS_IN_WORDS[decimals] ?? decimals} decimals, e.g. ${example}.`;
+    }
+    case "not-a-number":
+      return `Enter the amount as a number, e.g. ${example} (${range}).`;
+  }
 }
 
 /**

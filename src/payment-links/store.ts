@@ -1,6 +1,6 @@
 // The statements of payment links: the link itself, and what its paid payments add up to.
 import type { Queryable } from "../db/database.ts";
-import type { Currency } from "../payments/core/money.ts";
+import type { Currency } from "../format/money.ts";
 
 export interface PaymentLinkRow {
   id: string;

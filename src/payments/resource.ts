@@ -1,6 +1,6 @@
+import { CURRENCIES } from "../format/money.ts";
 import { PROCESSOR_NAMES } from "../processor/port.ts";
 import { visibleMetadata } from "./core/metadata.ts";
-import { CURRENCIES } from "./core/money.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";
 import type { PaymentResourceRow, PaymentRow } from "./core/store.ts";
 

@@ -1,13 +1,11 @@
 // The processor as the payments module needs it, in neutral terms: open a checkout, look a payment
 // up, expire a checkout, refund, and read a verified event as an action. An adapter (Stripe today)
 // maps its own API onto this; nothing outside its folder names a processor's types.
+import type { Currency } from "../format/money.ts";
 
 /** The processors the service knows, by the name payments carry and the intake path names. */
 export const PROCESSOR_NAMES = ["stripe", "square"] as const;
 export type ProcessorName = (typeof PROCESSOR_NAMES)[number];
-
-/** ISO 4217, lowercase. */
-export type Currency = string;
 
 export interface CheckoutRequest {
   transactionId: string;

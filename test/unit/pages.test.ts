@@ -1,11 +1,9 @@
-// The page helpers that carry a rule: escaping, money in major units, CSV cells, role checks.
+// The page helpers that carry a rule: escaping, CSV cells, role checks.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Principal, Role } from "../../src/accounts/principal.ts";
 import { csvField } from "../../src/dashboard/payments.ts";
 import { can, type DashboardAction } from "../../src/dashboard/permissions.ts";
-import { money } from "../../src/format/money.ts";
-import { parseMajorUnits } from "../../src/web/format.ts";
 import { html } from "../../src/web/html.ts";
 
 describe("html templates", () => {
@@ -17,26 +15,6 @@ describe("html templates", () => {
     );
     assert.equal(html`${null}${undefined}${false}`.text, "");
     assert.equal(html`${"plain text"}${"a&b"}`.text, "plain texta&amp;b", "the nothing-to-escape path");
-  });
-});
-
-describe("money", () => {
-  it("shows cents in major units with the currency", () => {
-    assert.equal(money(123456, "usd"), "1,234.56 USD");
-    assert.equal(money(5, "cad"), "0.05 CAD");
-    assert.equal(money(0, "usd"), "0.00 USD");
-    assert.equal(money(99999, "usd"), "999.99 USD");
-    assert.equal(money(100000, "usd"), "1,000.00 USD");
-    assert.equal(money(-123456789012, "eur"), "-1,234,567,890.12 EUR");
-  });
-
-  it("reads a typed amount exactly, or refuses it", () => {
-    assert.equal(parseMajorUnits("12.5"), 1250);
-    assert.equal(parseMajorUnits(" 12,34 "), 1234);
-    assert.equal(parseMajorUnits("0.07"), 7);
-    assert.equal(parseMajorUnits("19.99"), 1999, "no floating-point drift");
-    for (const bad of ["", "-1", "1.234", "1e3", "12.", "abc", "1 000"])
-      assert.equal(parseMajorUnits(bad), null, bad);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../audit/store.ts";
+import { CURRENCIES } from "../../format/money.ts";
 import { UUID_PATTERN_SOURCE } from "../../format/uuid.ts";
 import {
   errorResponses,
@@ -10,7 +11,6 @@ import {
   uuidParam,
 } from "../../http/schemas.ts";
 import { visibleMetadata } from "../../payments/core/metadata.ts";
-import { CURRENCIES } from "../../payments/core/money.ts";
 import { createPaymentBodySchema } from "../../payments/schemas.ts";
 import { linkUrl, type PaymentLinks } from "../service.ts";
 import type { PaymentLinkRow } from "../store.ts";

@@ -5,10 +5,10 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Branding } from "../../branding/service.ts";
 import { DatabaseUnavailableError } from "../../db/database.ts";
 import { DomainError } from "../../errors/domain-error.ts";
-import { money } from "../../format/money.ts";
+import { majorUnits, money } from "../../format/money.ts";
 import { type CustomerBrand, sendCustomerPage } from "../../web/customer.ts";
 import { html } from "../../web/html.ts";
-import { type LinkForm, LinkFormError, type PaymentLinks, unitsOf } from "../service.ts";
+import { type LinkForm, LinkFormError, type PaymentLinks } from "../service.ts";
 import type { PaymentLinkRow } from "../store.ts";
 
 /** Who an unknown link belongs to is unknown: its page names nobody. */
@@ -28,7 +28,7 @@ function linkForm(link: PaymentLinkRow, values: LinkForm, errors: { amount?: str
     link.amount !== null
       ? html`<p class="price">${money(link.amount, link.currency)}</p>`
       : html`<label for="amount">Amount (${link.currency.toUpperCase()})</label>
-<input id="amount" name="amount" inputmode="decimal" autocomplete="off" required placeholder="${unitsOf(link.min_amount ?? 100)}" value="${values.amount ?? ""}"${invalid("amount")}>
+<input id="amount" name="amount" inputmode="decimal" autocomplete="off" required placeholder="${majorUnits(link.min_amount ?? 100, link.currency)}" value="${values.amount ?? ""}"${invalid("amount")}>
 <p class="muted">Between ${money(link.min_amount ?? 100, link.currency)} and ${money(link.max_amount ?? 0, link.currency)}.</p>${fieldError("amount")}`;
   const problems = Object.values(errors).filter(Boolean);
   return html`<div class="card">

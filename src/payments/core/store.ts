@@ -3,9 +3,9 @@
 // refunds learnt from the processor).
 import type { Queryable } from "../../db/database.ts";
 import { prepared } from "../../db/prepared.ts";
+import type { Currency } from "../../format/money.ts";
 import type { ProcessorName } from "../../processor/port.ts";
 import type { Metadata } from "./metadata.ts";
-import type { Currency } from "./money.ts";
 import type { PaymentStatus } from "./status.ts";
 
 export interface PaymentRow {

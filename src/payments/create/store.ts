@@ -1,8 +1,8 @@
 // The statements of Create Payment: choosing the SafeSite and writing the payment once.
 import type { Queryable } from "../../db/database.ts";
 import { prepared } from "../../db/prepared.ts";
+import type { Currency } from "../../format/money.ts";
 import type { Metadata } from "../core/metadata.ts";
-import type { Currency } from "../core/money.ts";
 
 export interface SafeSiteChoice {
   id: string;

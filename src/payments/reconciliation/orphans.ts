@@ -3,6 +3,7 @@
 import { type Audit, withAudit } from "../../audit/store.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
+import type { Currency } from "../../format/money.ts";
 import {
   type ProcessorName,
   type ProcessorRefund,
@@ -10,7 +11,6 @@ import {
   ProcessorUnavailableError,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Currency } from "../core/money.ts";
 import { claimOrphanRefund, recordOrphanRefund, releaseOrphanClaim } from "./store.ts";
 
 /** Longer than a processor call may take: while it runs, a second ask is told to wait. */

@@ -1,7 +1,7 @@
 // Every statement on refunds: the reservation, settling, and the pending ones asked about again.
 import type { Queryable } from "../../db/database.ts";
+import type { Currency } from "../../format/money.ts";
 import type { RefundReason } from "../../processor/port.ts";
-import type { Currency } from "../core/money.ts";
 import { closedRefundableBy, REFUNDABLE_STATUSES, type Refunder } from "../core/status.ts";
 
 export type { RefundReason };

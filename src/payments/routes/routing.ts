@@ -1,9 +1,9 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byAdminToken } from "../../audit/store.ts";
+import { CURRENCIES } from "../../format/money.ts";
 import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../http/schemas.ts";
 import { PROCESSOR_NAMES } from "../../processor/port.ts";
-import { CURRENCIES } from "../core/money.ts";
 import type { ProcessorRouting } from "../routing/service.ts";
 
 const params = {

@@ -1,11 +1,11 @@
 import { type AuditEntry, insertAuditEntry } from "../../audit/store.ts";
 import type { Database } from "../../db/database.ts";
 import { DomainError, notFound } from "../../errors/domain-error.ts";
+import { CURRENCIES, type Currency } from "../../format/money.ts";
 import { UUID_PATTERN } from "../../format/uuid.ts";
 import type { ProcessorAdapter, ProcessorName } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { GroupCache } from "../core/group-cache.ts";
-import { CURRENCIES, type Currency } from "../core/money.ts";
 import {
   type GroupRouting,
   groupExists,
