@@ -1,6 +1,7 @@
 import { type Audit, withAudit } from "../audit/store.ts";
 import type { Database } from "../db/database.ts";
 import { reachableUrl } from "../net/unreachable-host.ts";
+import { findGroupWebhookUrl, updateGroupWebhookUrl } from "./sql/group-url.ts";
 
 /**
  * The group's own webhook URL (docs/api.md, "Webhook settings"): events of payments without a
@@ -14,23 +15,13 @@ export class WebhookSettings {
   ) {}
 
   async get(groupId: string): Promise<{ url: string | null }> {
-    const [row] = await this.db.query<{ webhook_url: string | null }>(
-      "SELECT webhook_url FROM groups WHERE id = $1",
-      [groupId],
-    );
-    return { url: row?.webhook_url ?? null };
+    return { url: await findGroupWebhookUrl(this.db, groupId) };
   }
 
   /** Sets (or with null clears) the URL; `audit` is written in the same transaction. */
   async set(groupId: string, url: string | null, audit?: Audit<void>): Promise<{ url: string | null }> {
     const deliverTo = url === null ? null : (reachableUrl(url, this.allowedPrivateHosts)?.href ?? null);
-    await withAudit(this.db, audit, async (q) => {
-      await q.query("UPDATE groups SET webhook_url = $2, webhook_delivery_url = $3 WHERE id = $1", [
-        groupId,
-        url,
-        deliverTo,
-      ]);
-    });
+    await withAudit(this.db, audit, (q) => updateGroupWebhookUrl(q, groupId, url, deliverTo));
     return { url };
   }
 }
