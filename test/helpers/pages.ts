@@ -21,7 +21,7 @@ export const SECRET_TOKEN = /(?<![A-Za-z0-9_-])(?:sk|whsec)_/;
 
 /**
  * Many sign-ins: hashed cheaply for the tests of the suite this is called in, and at the real cost
- * again after them (test files share a process; test/unit/password.test.ts holds the real cost).
+ * again after them (test files share a process; test/accounts/password.test.ts holds the real cost).
  */
 export function cheapPasswordHashes(): void {
   let restore = () => {};

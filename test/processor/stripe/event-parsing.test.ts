@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Stripe from "stripe";
-import { InvalidEventError } from "../../src/processor/port.ts";
-import { stripeAdapter } from "../../src/processor/stripe/adapter.ts";
+import { InvalidEventError } from "../../../src/processor/port.ts";
+import { stripeAdapter } from "../../../src/processor/stripe/adapter.ts";
 
 const WEBHOOK_SECRET = "whsec_unit_test_secret";
 const processor = stripeAdapter({ secretKey: "sk_test_unit", webhookSecret: WEBHOOK_SECRET });

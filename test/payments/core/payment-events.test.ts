@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../src/payments/core/events.ts";
-import { descriptionOf, storedMetadata, visibleMetadata } from "../../src/payments/core/metadata.ts";
-import { PAYMENT_STATUSES } from "../../src/payments/core/status.ts";
-import type { PaymentRow } from "../../src/payments/core/store.ts";
-import { WEBHOOK_BODY_FIELDS } from "../helpers/receiver.ts";
+import { EVENT_FOR_STATUS, webhookMessageFor, webhookPayload } from "../../../src/payments/core/events.ts";
+import { descriptionOf, storedMetadata, visibleMetadata } from "../../../src/payments/core/metadata.ts";
+import { PAYMENT_STATUSES } from "../../../src/payments/core/status.ts";
+import type { PaymentRow } from "../../../src/payments/core/store.ts";
+import { WEBHOOK_BODY_FIELDS } from "../../helpers/receiver.ts";
 
 const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   id: "3f1b7c2e-8a4d-4e6f-9b0a-1c2d3e4f5a6b",
@@ -64,7 +64,7 @@ describe("status → webhook event", () => {
 
   it("builds the documented body in its field order, with the description in metadata", () => {
     const payload = webhookPayload("payment.completed", row());
-    // `timestamp` holds its place, filled at send time (test/unit/webhook-request.test.ts).
+    // `timestamp` holds its place, filled at send time (test/webhooks/request.test.ts).
     assert.deepEqual(Object.keys(payload), WEBHOOK_BODY_FIELDS);
     assert.equal(payload.timestamp, null);
     assert.equal(payload.amountRefunded, 0);

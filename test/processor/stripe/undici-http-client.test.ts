@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import Stripe from "stripe";
-import { ANSWER_LIMIT_BYTES, UndiciHttpClient } from "../../src/processor/stripe/undici-http-client.ts";
+import { ANSWER_LIMIT_BYTES, UndiciHttpClient } from "../../../src/processor/stripe/undici-http-client.ts";
 
 interface Seen {
   method: string;

@@ -2,16 +2,16 @@
 // "Processor routing and failover").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { AbandonedCheckouts } from "../../src/payments/create/abandoned.ts";
-import { ProcessorBreakers } from "../../src/payments/create/breakers.ts";
-import { Failover } from "../../src/payments/create/failover.ts";
+import type { AbandonedCheckouts } from "../../../src/payments/create/abandoned.ts";
+import { ProcessorBreakers } from "../../../src/payments/create/breakers.ts";
+import { Failover } from "../../../src/payments/create/failover.ts";
 import {
   type CheckoutRequest,
   type ProcessorAdapter,
   ProcessorRefusedError,
-} from "../../src/processor/port.ts";
-import { openCheckout, unreachableProcessor } from "../helpers/processor.ts";
-import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+} from "../../../src/processor/port.ts";
+import { openCheckout, unreachableProcessor } from "../../helpers/processor.ts";
+import { startTestService, type TestGroup, type TestService } from "../../helpers/service.ts";
 
 describe("a definite refusal", () => {
   let service: TestService;

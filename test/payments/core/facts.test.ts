@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planFact } from "../../src/payments/core/facts.ts";
-import type { PaymentStatus } from "../../src/payments/core/status.ts";
+import { planFact } from "../../../src/payments/core/facts.ts";
+import type { PaymentStatus } from "../../../src/payments/core/status.ts";
 
 const payment = (status: PaymentStatus, refundedAmount = 0) => ({ status, amount: 1000, refundedAmount });
 const targets = (plan: ReturnType<typeof planFact>) =>

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newLinkToken } from "../../src/payments/create/link-token.ts";
+import { newLinkToken } from "../../../src/payments/create/link-token.ts";
 
 describe("newLinkToken", () => {
   it("gives 24 random bytes as base64url, never the same twice across refills of its pool", () => {

@@ -1,4 +1,5 @@
-// The shape the code keeps, so a reader can hold a file in mind: no file under src/ past 350 lines.
+// The shape the code keeps, so a reader can hold a file in mind: no file under src/ past 350 lines,
+// and tests that mirror src/, each findable by its name.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,5 +24,26 @@ describe("the source tree's shape", () => {
       .filter(({ lines }) => lines > MOST_LINES)
       .map(({ file, lines }) => `${file.slice(process.cwd().length + 1)}: ${lines} lines`);
     assert.deepEqual(long, []);
+  });
+
+  it("keeps tests where their sources are, no two of one name", () => {
+    const tests = sources(join(process.cwd(), "test"))
+      .filter((file) => file.endsWith(".test.ts"))
+      .map((file) => file.slice(process.cwd().length + 1));
+    assert.ok(tests.length > 100, "the tests were found");
+    assert.deepEqual(
+      tests.filter((file) => file.startsWith("test/unit/")),
+      [],
+      "a test goes beside the others of its module, not in a folder of its kind",
+    );
+    const byName = new Map<string, string[]>();
+    for (const file of tests) {
+      const name = file.slice(file.lastIndexOf("/") + 1);
+      byName.set(name, [...(byName.get(name) ?? []), file]);
+    }
+    assert.deepEqual(
+      [...byName.values()].filter((files) => files.length > 1),
+      [],
+    );
   });
 });

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CANCELLABLE, canTransition, PAYMENT_STATUSES, sourcesOf } from "../../src/payments/core/status.ts";
+import {
+  CANCELLABLE,
+  canTransition,
+  PAYMENT_STATUSES,
+  sourcesOf,
+} from "../../../src/payments/core/status.ts";
 
 // Written out independently of the table under test: docs/api.md's statuses plus the
 // processor-driven changes it allows (a declined card may still be paid; refunds and disputes after payment).

@@ -3,9 +3,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import Stripe from "stripe";
-import { ProcessorRefusedError } from "../../src/processor/port.ts";
-import { stripeAdapter } from "../../src/processor/stripe/adapter.ts";
-import { UndiciHttpClient } from "../../src/processor/stripe/undici-http-client.ts";
+import { ProcessorRefusedError } from "../../../src/processor/port.ts";
+import { stripeAdapter } from "../../../src/processor/stripe/adapter.ts";
+import { UndiciHttpClient } from "../../../src/processor/stripe/undici-http-client.ts";
 
 describe("the Stripe adapter's calls", () => {
   let server: Server;
