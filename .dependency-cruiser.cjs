@@ -3,7 +3,7 @@
 const PLUMBING =
   "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits|telemetry)/|^src/config(-values)?\\.ts$";
 const INTERFACES =
-  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi|server)/|^src/[^/]+/routes/|^src/(main|processors)\\.ts$";
+  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi|server)/|^src/[^/]+/routes/|^src/main\\.ts$";
 const DOMAIN = "^src/(payments|payment-links|branding|receipts|webhooks|merchants|accounts|retention)/";
 
 module.exports = {

@@ -17,7 +17,6 @@ import { AdminAuthenticator } from "../merchants/admin-token.ts";
 import { startPaymentWorkers } from "../payments/module.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
 import { ProcessorRegistry } from "../processor/registry.ts";
-import { createSandboxFor, makeProcessors, sandboxAccounts } from "../processors.ts";
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../receipts/sender.ts";
 import { startPruning } from "../retention/pruning.ts";
 import type { Sandbox } from "../sandbox/app.ts";
@@ -26,6 +25,7 @@ import { startWebhookWorkers } from "../webhooks/module.ts";
 import type { Resolver } from "../webhooks/safe-connect.ts";
 import { createHttpApp, isLocalUrl, listeningUrl } from "./http-app.ts";
 import { namedInTraces } from "./processor-spans.ts";
+import { createSandboxFor, makeProcessors, sandboxAccounts } from "./processors.ts";
 import { registerSurfaces } from "./routes.ts";
 import { buildServices, type Services } from "./services.ts";
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../src/config.ts";
 import { ConfigError } from "../../src/config-values.ts";
-import { makeProcessors } from "../../src/processors.ts";
+import { makeProcessors } from "../../src/server/processors.ts";
 
 /** Square's location endpoint, refusing the token after `delayMs`. */
 async function refusingSquare(

@@ -266,7 +266,7 @@ describe("payments through Square", () => {
   });
 
   const squareToken = async () => {
-    const { sandboxAccounts } = await import("../../src/processors.ts");
+    const { sandboxAccounts } = await import("../../src/server/processors.ts");
     return (await sandboxAccounts(service.config, service.services.db, service.services.box))
       .squareAccessToken;
   };

@@ -26,7 +26,7 @@ export function developmentCommands(program: Command): void {
         import("../../db/migrate.ts"),
         import("../../db/data-dir.ts"),
         import("../../crypto/keys.ts"),
-        import("../../processors.ts"),
+        import("../../server/processors.ts"),
       ]);
       const config = loadConfig();
       securePrivateDataDir(config.dataDir);
