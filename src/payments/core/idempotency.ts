@@ -49,9 +49,9 @@ export interface IdempotentAnswer<T> {
 
 /**
  * Carries out `work` at most once per (group, scope, key, request): a repeat of an answered
- * request gets the first answer, a different request with the same key gets 409, a refused run
- * frees the key, and a run that failed otherwise, or that died unanswered is carried out again, with the same plan, once its
- * lease ends. `work` must therefore be safe to resume with the same plan.
+ * request gets the first answer, a different request with the same key gets 409, a run that
+ * ended in a DomainError frees the key, and a run that failed otherwise, or died unanswered, is
+ * carried out again with the same plan once its lease ends. `work` must therefore be safe to resume with the same plan.
  */
 export async function runIdempotently<Plan, T>(
   db: Queryable,
@@ -76,9 +76,11 @@ export async function runIdempotently<Plan, T>(
         await storeIdempotentResponse(db, request, result);
         return { result, replayed: false };
       } catch (error) {
-        // Only a definite refusal frees the key. After anything else the work may have happened
-        // (at the processor, in the database): the key stays leased, and a retry after the lease
-        // resumes the same plan instead of starting a second one.
+        // A DomainError frees the key: the domain throws one only when the run left nothing to
+        // resume (a refusal, or a create that no processor opened: a checkout a timed-out processor
+        // may have made was never shown to anyone, and expires). After anything else the work may
+        // have happened (at the processor, in the database): the key stays leased, and a retry
+        // after the lease resumes the same plan instead of starting a second one.
         if (error instanceof DomainError) await releaseIdempotencyKey(db, request).catch(() => {});
         throw error;
       }
