@@ -1,10 +1,8 @@
 // The layering of src/ (docs/architecture.md): interfaces → domain → ports → plumbing, never back.
 // `npm run check:layers` runs it; CI fails on any violation.
-const PLUMBING =
-  "^src/(db|http|net|errors|settings|metrics|audit|mail|crypto|jobs|format|limits|telemetry)/|^src/config(-values)?\\.ts$";
-const INTERFACES =
-  "^src/(dashboard|console|checkout|web|account-pages|cli|health|openapi|server)/|^src/[^/]+/routes/|^src/main\\.ts$";
-const DOMAIN = "^src/(payments|payment-links|branding|receipts|webhooks|merchants|accounts|retention)/";
+const PLUMBING = "^src/(platform|config)/";
+const INTERFACES = "^src/(pages|cli|openapi|server)/|^src/.+/routes/|^src/main\\.ts$";
+const DOMAIN = "^src/(payments|payment-links|webhooks|merchants|accounts|privacy)/";
 
 module.exports = {
   forbidden: [
@@ -34,34 +32,34 @@ module.exports = {
       name: "domain-knows-no-interface",
       severity: "error",
       comment: "The domain is called by routes and pages, never the other way.",
-      from: { path: DOMAIN, pathNot: "^src/[^/]+/routes/" },
+      from: { path: DOMAIN, pathNot: "^src/.+/routes/" },
       to: { path: INTERFACES },
     },
     {
       name: "domain-throws-domain-errors",
       severity: "error",
       comment:
-        "The domain knows nothing of HTTP: it throws DomainError (src/errors/), and only the HTTP layer maps it " +
+        "The domain knows nothing of HTTP: it throws DomainError (src/platform/errors/), and only the HTTP layer maps it " +
         "to a status. Route schemas (routes/, schemas.ts) are the HTTP layer's.",
-      from: { path: DOMAIN, pathNot: "^src/[^/]+/(routes/|schemas\\.ts$)" },
-      to: { path: "^src/http/" },
+      from: { path: DOMAIN, pathNot: "^src/.+/(routes/|schemas\\.ts$)" },
+      to: { path: "^src/platform/http/" },
     },
     {
       name: "domain-knows-no-http",
       severity: "error",
       comment:
         "The domain imports neither Fastify nor its plugins: it logs through the plumbing's Logger " +
-        "(src/telemetry/logger.ts) and takes what a request carried as plain values. Routes are the HTTP layer's.",
-      from: { path: DOMAIN, pathNot: "^src/[^/]+/routes/" },
+        "(src/platform/telemetry/logger.ts) and takes what a request carried as plain values. Routes are the HTTP layer's.",
+      from: { path: DOMAIN, pathNot: "^src/.+/routes/" },
       to: { path: "node_modules/(fastify|@fastify/)" },
     },
     {
       name: "pages-share-only-the-kit",
       severity: "error",
       comment:
-        "The dashboard, the console and the account pages share what they have in common through web/ only.",
-      from: { path: "^src/(dashboard|console|account-pages|checkout)/" },
-      to: { path: "^src/(dashboard|console|account-pages|checkout)/", pathNot: "^src/$1/" },
+        "The dashboard, the console, the account and the customer pages share what they have in common through the kit only.",
+      from: { path: "^src/pages/(dashboard|console|account|customer)/" },
+      to: { path: "^src/pages/(dashboard|console|account|customer)/", pathNot: "^src/pages/$1/" },
     },
     {
       name: "processor-port-stands-alone",
@@ -69,7 +67,7 @@ module.exports = {
       comment:
         "The processor port and its adapters know nothing of the service's modules, only the money module's currencies.",
       from: { path: "^src/processor/" },
-      to: { path: "^src/", pathNot: "^src/processor/|^src/format/money\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/processor/|^src/platform/format/money\\.ts$" },
     },
     {
       name: "stripe-only-in-its-adapter",

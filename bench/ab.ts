@@ -15,7 +15,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { postgresDatabase } from "../src/db/database.ts";
+import { postgresDatabase } from "../src/platform/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   CONNECTIONS,

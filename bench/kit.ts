@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import type { Queryable } from "../src/db/database.ts";
+import type { Queryable } from "../src/platform/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
 import { insertEventsWithDeliveries } from "../test/helpers/webhook-backlog.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";

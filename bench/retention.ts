@@ -7,10 +7,10 @@
 // arrive. Prints the rows pruned per second, the create's p99 with and without pruning running, and
 // each pruned table's size on disk (with its indexes) after each cycle.
 import { Pool } from "undici";
-import { type Database, postgresDatabase } from "../src/db/database.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { makeWeeksBack, makeWeeksDue, PARTITIONED_TABLES, WEEK_MS } from "../src/db/partitions.ts";
-import { pruneAll, pruners } from "../src/retention/pruning.ts";
+import { type Database, postgresDatabase } from "../src/platform/db/database.ts";
+import { migrate } from "../src/platform/db/migrate.ts";
+import { makeWeeksBack, makeWeeksDue, PARTITIONED_TABLES, WEEK_MS } from "../src/platform/db/partitions.ts";
+import { pruneAll, pruners } from "../src/privacy/pruning.ts";
 import {
   createBody,
   createPayments,

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Stripe from "stripe";
-import { postgresDatabase } from "../src/db/database.ts";
+import { postgresDatabase } from "../src/platform/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   ADMIN_TOKEN,

@@ -6,12 +6,12 @@
 // statement on the seeded database, taken from the service's own store functions.
 import { randomUUID } from "node:crypto";
 import autocannon from "autocannon";
-import { type Database, postgresDatabase, type Queryable } from "../src/db/database.ts";
 import { findPaymentResource } from "../src/payments/core/store.ts";
 import { insertPayment } from "../src/payments/create/store.ts";
 import { claimDueForExpiry } from "../src/payments/expiry/store.ts";
 import { listPaymentSummaries, listPayments } from "../src/payments/queries/store.ts";
 import { paymentsChangedBetween } from "../src/payments/reconciliation/store.ts";
+import { type Database, postgresDatabase, type Queryable } from "../src/platform/db/database.ts";
 import { listEventsAfterEvent } from "../src/webhooks/sql/read-models.ts";
 import {
   ADMIN_TOKEN,

@@ -4,7 +4,7 @@
 // list and CSV export read from a streaming replica against the same read from its primary.
 import { execFileSync } from "node:child_process";
 import pg from "pg";
-import { postgresDatabase } from "../src/db/database.ts";
+import { postgresDatabase } from "../src/platform/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   ADMIN_TOKEN,

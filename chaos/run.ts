@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
-import { isPrivateAddress, reachableUrl } from "../src/net/unreachable-host.ts";
+import { isPrivateAddress, reachableUrl } from "../src/platform/net/unreachable-host.ts";
 import { guardedLookup } from "../src/webhooks/safe-connect.ts";
 import { Receiver } from "../test/helpers/receiver.ts";
 import { TcpProxy } from "../test/helpers/tcp-proxy.ts";

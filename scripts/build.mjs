@@ -79,7 +79,7 @@ if (process.argv.includes("--if-changed") && built === hash) {
 // The client package (packages/client) first: the CLI under src/ imports it, as users do.
 build("packages/client/tsconfig.json", "packages/client/dist");
 build("tsconfig.build.json", "dist", (next) =>
-  cpSync("src/db/migrations", `${next}/src/db/migrations`, { recursive: true }),
+  cpSync("src/platform/db/migrations", `${next}/src/platform/db/migrations`, { recursive: true }),
 );
 // Written last: only a build that finished whole is ever taken as up to date.
 writeFileSync(STAMP, hash);

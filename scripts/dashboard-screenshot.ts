@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "playwright-core";
 import { parse } from "yaml";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 import { startService } from "../src/server/lifecycle.ts";
 
 const OUT = "docs/images";

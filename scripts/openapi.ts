@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 import { startService } from "../src/server/lifecycle.ts";
 
 const DOCUMENT = "docs/openapi.json";

@@ -65,7 +65,7 @@ async function compileTests() {
   for (const dir of SOURCE_DIRS) {
     for (const file of findFiles(dir, (name) => !name.endsWith(".ts"))) cpSync(file, join(next, file));
   }
-  // Scopes the output as ES modules and answers src/config.ts's import of ../package.json.
+  // Scopes the output as ES modules and answers src/config/config.ts's import of ../../package.json.
   cpSync("package.json", join(next, "package.json"));
   replaceDir(next, COMPILED);
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Page } from "playwright-core";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 import { startService } from "../src/server/lifecycle.ts";
 
 const OUT = "docs/images";

@@ -1,12 +1,12 @@
-import { loadConfig } from "./config.ts";
-import { ConfigError } from "./config-values.ts";
-import { securePrivateDataDir } from "./db/data-dir.ts";
-import { DatabaseUnavailableError } from "./db/database.ts";
-import { DataDirLockedError } from "./db/embedded.ts";
-import { openDatabase } from "./db/open.ts";
+import { loadConfig } from "./config/config.ts";
+import { ConfigError } from "./config/values.ts";
 import type { CreatedGroup } from "./merchants/service.ts";
-import { adminTokenFile } from "./settings/admin-token-file.ts";
-import { tracesRequested, useTracing } from "./telemetry/tracing.ts";
+import { securePrivateDataDir } from "./platform/db/data-dir.ts";
+import { DatabaseUnavailableError } from "./platform/db/database.ts";
+import { DataDirLockedError } from "./platform/db/embedded.ts";
+import { openDatabase } from "./platform/db/open.ts";
+import { adminTokenFile } from "./platform/settings/admin-token-file.ts";
+import { tracesRequested, useTracing } from "./platform/telemetry/tracing.ts";
 
 /** Where the README's example shop listens. */
 const EXAMPLE_SHOP_HOST = "localhost:4242";
@@ -69,7 +69,7 @@ async function main() {
   opening.catch(() => {}); // startService awaits it; a failure before then is not "unhandled"
   // Before the HTTP app exists: its instrumentation registers on Fastify's creation.
   const traces = tracesRequested(process.env)
-    ? (await import("./telemetry/otel.ts")).startTracing()
+    ? (await import("./platform/telemetry/otel.ts")).startTracing()
     : undefined;
   if (traces) useTracing(traces.tracing);
   const { startService } = await import("./server/lifecycle.ts");

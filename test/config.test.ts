@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config.ts";
-import { ConfigError } from "../src/config-values.ts";
+import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config/config.ts";
+import { ConfigError } from "../src/config/values.ts";
 
 describe("configuration", () => {
   it("starts with no settings at all: embedded database, sandbox processor, spec defaults", () => {

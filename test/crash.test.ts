@@ -12,7 +12,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openEmbeddedDatabase } from "../src/db/embedded.ts";
+import { openEmbeddedDatabase } from "../src/platform/db/embedded.ts";
 import { createSandbox, type Sandbox } from "../src/sandbox/app.ts";
 import { migratedDataDir } from "./helpers/database.ts";
 import { startProcess } from "./helpers/process.ts";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { DatabaseUnavailableError, postgresDatabase } from "../src/db/database.ts";
+import { DatabaseUnavailableError, postgresDatabase } from "../src/platform/db/database.ts";
 import { createTestDatabase, onPostgres, type TestDatabase, throughPooler } from "./helpers/database.ts";
 import { startTestService, type TestGroup, type TestService } from "./helpers/service.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";

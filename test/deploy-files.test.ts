@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
-import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config.ts";
+import { ENVIRONMENT_VARIABLES, loadConfig } from "../src/config/config.ts";
 
 // The suite runs from the repository root (and from compiled copies of the tests).
 const read = (path: string) => readFile(path, "utf8");

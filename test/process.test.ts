@@ -301,7 +301,9 @@ describe("checkout migrate", () => {
     try {
       const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
       const first = await checkoutCli(["migrate", "--json"], env);
-      const every = (await readdir("src/db/migrations")).filter((file) => file.endsWith(".sql")).sort();
+      const every = (await readdir("src/platform/db/migrations"))
+        .filter((file) => file.endsWith(".sql"))
+        .sort();
       assert.ok(every.includes("001_initial.sql"));
       assert.deepEqual(JSON.parse(first.stdout).applied, every);
       const second = await checkoutCli(["migrate", "--json"], env);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { describe, it } from "node:test";
-import type { Queryable } from "../src/db/database.ts";
+import type { Queryable } from "../src/platform/db/database.ts";
 import { createTestDatabase } from "./helpers/database.ts";
 
 // The suite runs from the repository root (and from compiled copies of the tests).

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 
 const MOST_LINES = 350;
+const MOST_TOP_LEVEL_ENTRIES = 16;
 
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -24,6 +25,15 @@ describe("the source tree's shape", () => {
       .filter(({ lines }) => lines > MOST_LINES)
       .map(({ file, lines }) => `${file.slice(process.cwd().length + 1)}: ${lines} lines`);
     assert.deepEqual(long, []);
+  });
+
+  it(`shows the layers at the top of src/ in ${MOST_TOP_LEVEL_ENTRIES} entries or fewer`, () => {
+    const entries = readdirSync(join(process.cwd(), "src"));
+    assert.ok(entries.length <= MOST_TOP_LEVEL_ENTRIES, entries.join(", "));
+    assert.ok(
+      entries.includes("platform") && entries.includes("pages"),
+      "the plumbing and the pages each in one folder",
+    );
   });
 
   it("keeps tests where their sources are, no two of one name", () => {

@@ -1,11 +1,11 @@
 // Invites: a merchant user of one group with a role, or an operator, and the single-use link that
 // lets them choose a password.
 import { randomBytes, randomUUID } from "node:crypto";
-import { insertAuditEntry } from "../audit/store.ts";
-import { hexDigest } from "../crypto/secret-hash.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
 import { findGroupRow } from "../merchants/store.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import { hexDigest } from "../platform/crypto/secret-hash.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import { type AuditContext, canonicalEmail, INVITE_TTL_SECONDS, type Principal } from "./principal.ts";
 import {
   type AccountKind,

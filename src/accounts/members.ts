@@ -1,7 +1,7 @@
 // A group's users: listed, their roles changed, removed; and the audit log they read.
-import { insertAuditEntry, listAuditEntries } from "../audit/store.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
+import { insertAuditEntry, listAuditEntries } from "../platform/audit/store.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import type { AuditContext } from "./principal.ts";
 import {
   countOwnersForUpdate,

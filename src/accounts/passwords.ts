@@ -1,10 +1,10 @@
 // Passwords: resets issued by an operator, an owner or "forgot password", and a signed-in
 // account's own change.
 import { randomBytes } from "node:crypto";
-import { insertAuditEntry } from "../audit/store.ts";
-import { hexDigest } from "../crypto/secret-hash.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import { hexDigest } from "../platform/crypto/secret-hash.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import { hashPassword, passwordMatches, passwordProblem } from "./password.ts";
 import {
   type AuditContext,

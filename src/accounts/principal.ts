@@ -1,6 +1,6 @@
 // Who is signed in, and the rules every use case of accounts shares: how an address is compared,
 // how an account is named in the audit log, and the budgets of password checks.
-import type { AuditEntry } from "../audit/store.ts";
+import type { AuditEntry } from "../platform/audit/store.ts";
 import type { AccountKind, Role, SessionAccount } from "./sql/accounts.ts";
 
 export type { AccountKind, Role, SessionAccount } from "./sql/accounts.ts";

@@ -1,7 +1,7 @@
 // A signed-in account's sessions: listed, ended one by one, or ended by signing out.
-import { insertAuditEntry } from "../audit/store.ts";
-import { notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import { notFound } from "../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import { ownAct, type Principal } from "./principal.ts";
 import { deleteAccountWebSession, deleteWebSession, listWebSessions } from "./sql/sessions.ts";
 import { AccountsUseCase } from "./use-case.ts";

@@ -1,6 +1,6 @@
 // Signing in with a password, and the signed-in account as each request sees it.
 
-import { UUID_PATTERN } from "../format/uuid.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import { decoyHash, passwordMatches } from "./password.ts";
 import {
   accountBudget,

@@ -1,6 +1,6 @@
 // Statements of two-factor sign-in: the sealed TOTP secret, accepted steps, recovery codes,
 // sign-in challenges and the group's requirement.
-import type { Queryable } from "../db/database.ts";
+import type { Queryable } from "../platform/db/database.ts";
 
 export interface TwoFactorRow {
   totp_secret: string | null;

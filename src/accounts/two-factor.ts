@@ -3,11 +3,11 @@
 // checked against the account's password-check budget, and a code is never accepted twice.
 import { randomBytes } from "node:crypto";
 import * as OTPAuth from "otpauth";
-import { insertAuditEntry } from "../audit/store.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import { hexDigest } from "../crypto/secret-hash.ts";
-import type { Database } from "../db/database.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import { hexDigest } from "../platform/crypto/secret-hash.ts";
+import type { Database } from "../platform/db/database.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
 import { hashRecoveryCodes, recoveryCodeHashLike } from "./password.ts";
 import { type AuditContext, accountBudget, ownAct, type Principal } from "./principal.ts";
 import { findAccount } from "./sql/accounts.ts";

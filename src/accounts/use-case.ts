@@ -1,10 +1,10 @@
 // What every use case of accounts is built with, and the steps they share.
 
-import { insertAuditEntry } from "../audit/store.ts";
-import type { Database, Queryable } from "../db/database.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import type { Logger } from "../telemetry/logger.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import type { Database, Queryable } from "../platform/db/database.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
+import type { Logger } from "../platform/telemetry/logger.ts";
 import { hashPassword, passwordProblem } from "./password.ts";
 import { type AuditContext, actorName, type Principal, toPrincipal } from "./principal.ts";
 import type { AccountRow } from "./sql/accounts.ts";

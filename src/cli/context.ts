@@ -2,7 +2,7 @@
 // how an answer is printed.
 import { Checkout, CheckoutError } from "@checkout-service/client";
 import { type Command, InvalidArgumentError } from "commander";
-import { readAmount } from "../format/money.ts";
+import { readAmount } from "../platform/format/money.ts";
 import { ApiClient, CliError, cannotReach, notTheService } from "./api-client.ts";
 import { type PrintOptions, print } from "./output.ts";
 

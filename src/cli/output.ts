@@ -1,5 +1,5 @@
-import { money } from "../format/money.ts";
-import { utcToTheSecond } from "../format/time.ts";
+import { money } from "../platform/format/money.ts";
+import { utcToTheSecond } from "../platform/format/time.ts";
 
 type Fields = Record<string, unknown>;
 

@@ -1,16 +1,16 @@
-import { insertAuditEntry } from "../audit/store.ts";
-import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
-import type { Database } from "../db/database.ts";
-import { DomainError } from "../errors/domain-error.ts";
-import { FailureBudget } from "../limits/failure-budget.ts";
-import type { AdminTokenFile } from "../settings/admin-token-file.ts";
+import { insertAuditEntry } from "../platform/audit/store.ts";
+import { hashSecret, secretMatches } from "../platform/crypto/secret-hash.ts";
+import type { Database } from "../platform/db/database.ts";
+import { DomainError } from "../platform/errors/domain-error.ts";
+import { FailureBudget } from "../platform/limits/failure-budget.ts";
+import type { AdminTokenFile } from "../platform/settings/admin-token-file.ts";
 import {
   deleteSetting,
   insertSettingIfAbsent,
   readSetting,
   replaceSetting,
   writeSetting,
-} from "../settings/store.ts";
+} from "../platform/settings/store.ts";
 import { newAdminToken } from "./secrets.ts";
 
 const HASH = "admin_token_hash";

@@ -1,7 +1,7 @@
-import { hashSecret, secretMatches } from "../crypto/secret-hash.ts";
-import type { Database } from "../db/database.ts";
-import { DomainError } from "../errors/domain-error.ts";
-import { FailureBudget } from "../limits/failure-budget.ts";
+import { hashSecret, secretMatches } from "../platform/crypto/secret-hash.ts";
+import type { Database } from "../platform/db/database.ts";
+import { DomainError } from "../platform/errors/domain-error.ts";
+import { FailureBudget } from "../platform/limits/failure-budget.ts";
 import { API_KEYS_CHANNEL, findActiveApiKey } from "./store.ts";
 
 export interface Merchant {

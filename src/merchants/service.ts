@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { type Audit, type AuditEntry, insertAuditEntry, withAudit } from "../audit/store.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import { hashSecret } from "../crypto/secret-hash.ts";
-import type { Database, Queryable } from "../db/database.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
-import { insertSettingIfAbsent, readSetting } from "../settings/store.ts";
+import { type Audit, type AuditEntry, insertAuditEntry, withAudit } from "../platform/audit/store.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import { hashSecret } from "../platform/crypto/secret-hash.ts";
+import type { Database, Queryable } from "../platform/db/database.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
+import { insertSettingIfAbsent, readSetting } from "../platform/settings/store.ts";
 import { newPublicKey, newSecretKey, newWebhookSecret } from "./secrets.ts";
 import {
   findGroupRow,

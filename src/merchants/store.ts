@@ -1,5 +1,5 @@
 // Every statement on groups, SafeSites, API keys and service settings.
-import type { Queryable } from "../db/database.ts";
+import type { Queryable } from "../platform/db/database.ts";
 
 export interface GroupRow {
   id: string;

@@ -1,6 +1,6 @@
-import { ERROR_STATUS, errorResponseSchema } from "../http/errors.ts";
 import { paymentResourceSchema } from "../payments/resource.ts";
 import { createPaymentResultSchema, refundResourceSchema } from "../payments/schemas.ts";
+import { ERROR_STATUS, errorResponseSchema } from "../platform/http/errors.ts";
 import { currenciesAsEnum, REQUEST_EXAMPLES } from "./examples.ts";
 import {
   ERROR_RESPONSES,

@@ -1,4 +1,4 @@
-import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "../format/money.ts";
+import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "../platform/format/money.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import { CURRENCIES } from "../format/money.ts";
 import { PAYMENT_STATUSES } from "../payments/core/status.ts";
+import { CURRENCIES } from "../platform/format/money.ts";
 
 // Documentation-only schemas: the answers of routes whose handlers build their JSON directly.
 // The live-answer test validates real answers against them, so they cannot drift unnoticed.

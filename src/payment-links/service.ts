@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type Audit, withAudit } from "../audit/store.ts";
-import type { Database } from "../db/database.ts";
-import { DomainError, notFound } from "../errors/domain-error.ts";
-import { type Currency, exponentOf, majorUnits, readAmount } from "../format/money.ts";
-import { UUID_PATTERN } from "../format/uuid.ts";
 import { type Metadata, storedMetadata } from "../payments/core/metadata.ts";
 import type { ActiveSafeSites } from "../payments/create/safe-sites.ts";
 import type { PaymentCreation } from "../payments/create/service.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
+import { type Audit, withAudit } from "../platform/audit/store.ts";
+import type { Database } from "../platform/db/database.ts";
+import { DomainError, notFound } from "../platform/errors/domain-error.ts";
+import { type Currency, exponentOf, majorUnits, readAmount } from "../platform/format/money.ts";
+import { UUID_PATTERN } from "../platform/format/uuid.ts";
 import {
   findPaymentLink,
   findPaymentLinkBySlug,

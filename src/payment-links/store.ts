@@ -1,6 +1,6 @@
 // The statements of payment links: the link itself, and what its paid payments add up to.
-import type { Queryable } from "../db/database.ts";
-import type { Currency } from "../format/money.ts";
+import type { Queryable } from "../platform/db/database.ts";
+import type { Currency } from "../platform/format/money.ts";
 
 export interface PaymentLinkRow {
   id: string;

@@ -1,10 +1,10 @@
 // The payments module assembled: the core's one write path, and each use case over it.
 
-import type { Config } from "../config.ts";
-import type { Database } from "../db/database.ts";
-import { startPeriodic, type Worker } from "../jobs/periodic.ts";
+import type { Config } from "../config/config.ts";
+import type { Database } from "../platform/db/database.ts";
+import { startPeriodic, type Worker } from "../platform/jobs/periodic.ts";
+import type { Logger } from "../platform/telemetry/logger.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
-import type { Logger } from "../telemetry/logger.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import type { RecordsElsewhere } from "./core/records-elsewhere.ts";
 import { PaymentWriter } from "./core/writer.ts";
@@ -13,7 +13,6 @@ import { ProcessorBreakers } from "./create/breakers.ts";
 import { Failover, type FailoverListener } from "./create/failover.ts";
 import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
-import { CustomerErasure } from "./erasure/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
@@ -38,8 +37,6 @@ export interface Payments {
   reconciliation: Reconciliation;
   /** Money taken on checkouts a create abandoned, refunded in full by an operator. */
   orphans: OrphanRefunds;
-  /** Customers erased on request, and by PII_RETENTION_DAYS. */
-  erasure: CustomerErasure;
 }
 
 export function createPayments(options: {
@@ -50,8 +47,6 @@ export function createPayments(options: {
   log: Logger;
   /** Told of every processor passed over and every one that answered a create. */
   onCreate: FailoverListener;
-  /** A keyed hash of an e-mail address, for the erasure's audit entry. */
-  digest: (email: string) => string;
   recordsElsewhere?: RecordsElsewhere | undefined;
 }): Payments {
   const { db, processors, outbox, config, log } = options;
@@ -85,13 +80,12 @@ export function createPayments(options: {
     expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log),
     reconciliation: new Reconciliation(db, processors, writer, refunds, log),
     orphans: new OrphanRefunds(db, processors),
-    erasure: new CustomerErasure(db, options.digest, options.recordsElsewhere, log),
   };
 }
 
 /**
- * The background work: expiring links, settling pending refunds, the scheduled reconciliation,
- * and erasing customers of payments settled longer ago than PII_RETENTION_DAYS (hourly).
+ * The background work: expiring links, settling pending refunds, closing abandoned checkouts, and
+ * the scheduled reconciliation.
  */
 export function startPaymentWorkers(payments: Payments, config: Config, log: Logger): Worker[] {
   const workers = [
@@ -104,12 +98,6 @@ export function startPaymentWorkers(payments: Payments, config: Config, log: Log
       log,
     ),
   ];
-  if (config.piiRetentionDays > 0) {
-    const days = config.piiRetentionDays;
-    workers.push(
-      startPeriodic("customer retention", 3_600_000, () => payments.erasure.eraseSettledBefore(days), log),
-    );
-  }
   if (config.reconcileIntervalHours > 0) {
     const intervalMs = config.reconcileIntervalHours * 3_600_000;
     // Checked every few minutes; the run's slot makes it one per interval across all instances.

@@ -1,4 +1,4 @@
-import { CURRENCIES } from "../format/money.ts";
+import { CURRENCIES } from "../platform/format/money.ts";
 import { PROCESSOR_NAMES } from "../processor/port.ts";
 import { visibleMetadata } from "./core/metadata.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";

@@ -1,6 +1,6 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "../format/money.ts";
-import { describedPattern } from "../http/validation-messages.ts";
+import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "../platform/format/money.ts";
+import { describedPattern } from "../platform/http/validation-messages.ts";
 
 /** http(s), 10 to 2000 characters (docs/api.md, "POST /api/v1/payments/create"). */
 const merchantUrl = {

@@ -1,7 +1,7 @@
 // The processor as the payments module needs it, in neutral terms: open a checkout, look a payment
 // up, expire a checkout, refund, and read a verified event as an action. An adapter (Stripe today)
 // maps its own API onto this; nothing outside its folder names a processor's types.
-import type { Currency } from "../format/money.ts";
+import type { Currency } from "../platform/format/money.ts";
 
 /** The processors the service knows, by the name payments carry and the intake path names. */
 export const PROCESSOR_NAMES = ["stripe", "square"] as const;

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { Config } from "../config.ts";
-import { rejectUnstorableBody } from "../http/body-guard.ts";
-import { answerFrameworkError, installErrorEnvelope } from "../http/error-handler.ts";
-import { errorResponseSchema } from "../http/errors.ts";
-import { loggerOptions } from "../http/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import { customerPathError, pageNotFound } from "../web/service-pages.ts";
+import type { Config } from "../config/config.ts";
+import { customerPathError, pageNotFound } from "../pages/kit/service-pages.ts";
+import { rejectUnstorableBody } from "../platform/http/body-guard.ts";
+import { answerFrameworkError, installErrorEnvelope } from "../platform/http/error-handler.ts";
+import { errorResponseSchema } from "../platform/http/errors.ts";
+import { loggerOptions } from "../platform/http/logger.ts";
+import type { Metrics } from "../platform/metrics/metrics.ts";
 
 export function createHttpApp(config: Config): FastifyInstance {
   return Fastify({

@@ -3,24 +3,24 @@
 import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config.ts";
-import { ConfigError } from "../config-values.ts";
-import { secretBoxFor, wrongKeyMessage } from "../crypto/keys.ts";
-import { SecretsKeyMismatchError } from "../crypto/secret-box.ts";
-import { type Database, DatabaseUnavailableError } from "../db/database.ts";
-import { migrate } from "../db/migrate.ts";
-import { openDatabase } from "../db/open.ts";
-import { startPeriodic } from "../jobs/periodic.ts";
-import { RedisLink } from "../limits/redis-link.ts";
-import { smtpMailer } from "../mail/mailer.ts";
+import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config/config.ts";
+import { ConfigError } from "../config/values.ts";
 import { AdminAuthenticator } from "../merchants/admin-token.ts";
 import { startPaymentWorkers } from "../payments/module.ts";
+import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../payments/receipts/sender.ts";
+import { secretBoxFor, wrongKeyMessage } from "../platform/crypto/keys.ts";
+import { SecretsKeyMismatchError } from "../platform/crypto/secret-box.ts";
+import { type Database, DatabaseUnavailableError } from "../platform/db/database.ts";
+import { migrate } from "../platform/db/migrate.ts";
+import { openDatabase } from "../platform/db/open.ts";
+import { startPeriodic } from "../platform/jobs/periodic.ts";
+import { RedisLink } from "../platform/limits/redis-link.ts";
+import { smtpMailer } from "../platform/mail/mailer.ts";
+import { adminTokenFile } from "../platform/settings/admin-token-file.ts";
+import { startPrivacyWorkers } from "../privacy/module.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
 import { ProcessorRegistry } from "../processor/registry.ts";
-import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../receipts/sender.ts";
-import { startPruning } from "../retention/pruning.ts";
 import type { Sandbox } from "../sandbox/app.ts";
-import { adminTokenFile } from "../settings/admin-token-file.ts";
 import { startWebhookWorkers } from "../webhooks/module.ts";
 import type { Resolver } from "../webhooks/safe-connect.ts";
 import { createHttpApp, isLocalUrl, listeningUrl } from "./http-app.ts";
@@ -201,7 +201,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false && config.serviceRoles.includes("workers")) {
       workers.push(...startPaymentWorkers(services.payments, config, app.log));
-      workers.push(startPruning(db, config, app.log));
+      workers.push(...startPrivacyWorkers(services.privacy, db, config, app.log));
       workers.push(
         ...(await startWebhookWorkers({
           outbox: services.outbox,

@@ -1,7 +1,8 @@
 // While traces are on, the client spans of a processor's HTTP calls carry its name
 // (`checkout.processor`): the adapters know nothing of traces, so the composition root wraps them.
+
+import { tracing } from "../platform/telemetry/tracing.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
-import { tracing } from "../telemetry/tracing.ts";
 
 /** The adapter's calls that go to the processor. */
 const PROCESSOR_CALLS = [

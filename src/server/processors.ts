@@ -2,15 +2,15 @@
 // `checkout sandbox`: the real ones from their settings, or both emulated by the built-in sandbox.
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import type { Config } from "../config.ts";
-import { ConfigError } from "../config-values.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Config } from "../config/config.ts";
+import { ConfigError } from "../config/values.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import type { Queryable } from "../platform/db/database.ts";
+import { installationSecret } from "../platform/settings/installation-secrets.ts";
+import { sandboxObjectStore } from "../platform/settings/store.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
 import { stripeAdapter } from "../processor/stripe/adapter.ts";
 import { createSandbox, type Sandbox } from "../sandbox/app.ts";
-import { installationSecret } from "../settings/installation-secrets.ts";
-import { sandboxObjectStore } from "../settings/store.ts";
 
 /** What the sandbox's two accounts accept and sign with: made per installation, never well known. */
 export interface SandboxAccounts {

@@ -1,7 +1,7 @@
 // Every surface of the service, each a named plugin stack with its own auth and limits.
 import type { FastifyInstance } from "fastify";
-import type { RedisLink } from "../limits/redis-link.ts";
 import type { AdminAuthenticator } from "../merchants/admin-token.ts";
+import type { RedisLink } from "../platform/limits/redis-link.ts";
 import type { Sandbox } from "../sandbox/app.ts";
 import { installCommonHooks } from "./http-app.ts";
 import type { Services } from "./services.ts";

@@ -2,23 +2,24 @@
 import type { FastifyBaseLogger } from "fastify";
 import { type Accounts, createAccounts } from "../accounts/module.ts";
 import { TwoFactorService } from "../accounts/two-factor.ts";
-import { Branding } from "../branding/service.ts";
-import type { Config } from "../config.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Database } from "../db/database.ts";
-import { partitionRunway } from "../db/partitions.ts";
-import { checkDatabase } from "../health/routes.ts";
-import { smtpMailer } from "../mail/mailer.ts";
+import type { Config } from "../config/config.ts";
 import { MerchantAuthenticator } from "../merchants/auth.ts";
+import { Branding } from "../merchants/branding/service.ts";
 import { MerchantsService } from "../merchants/service.ts";
-import { Metrics } from "../metrics/metrics.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
 import type { RecordsElsewhere } from "../payments/core/records-elsewhere.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import type { Database } from "../platform/db/database.ts";
+import { partitionRunway } from "../platform/db/partitions.ts";
+import { smtpMailer } from "../platform/mail/mailer.ts";
+import { Metrics } from "../platform/metrics/metrics.ts";
+import { createPrivacy, type Privacy } from "../privacy/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
 import { createWebhooks, type WebhookEvents } from "../webhooks/module.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import type { WebhookSettings } from "../webhooks/settings.ts";
+import { checkDatabase } from "./health/routes.ts";
 
 /**
  * Everything the surfaces (merchant API, admin API, pages, public routes) and the workers share.
@@ -36,6 +37,8 @@ export interface Services {
   /** The payments core: creation, queries, refunds, processor events, expiry, reconciliation, routing. */
   payments: Payments;
   paymentLinks: PaymentLinks;
+  /** Customer erasure, on request and by retention. */
+  privacy: Privacy;
   branding: Branding;
   /** The event log, its deliveries, and their replays. */
   webhooks: WebhookEvents;
@@ -86,7 +89,6 @@ export function buildServices(
       passedOver: (from, to, reason) => metrics.processorFailovers.inc({ from, to, reason }),
       answered: (processor, outcome) => metrics.processorCreates.inc({ processor, outcome }),
     },
-    digest: (email) => box.keyedDigest("customer-erasure", email),
     recordsElsewhere,
   });
   return {
@@ -97,6 +99,12 @@ export function buildServices(
     metrics,
     payments,
     paymentLinks: new PaymentLinks(db, payments.safeSites, payments.creation, payments.queries),
+    privacy: createPrivacy({
+      db,
+      digest: (email) => box.keyedDigest("customer-erasure", email),
+      recordsElsewhere,
+      log,
+    }),
     webhooks: { log: eventLog, replays },
     webhookSettings: webhookModule.settings,
     branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),

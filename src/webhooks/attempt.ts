@@ -1,7 +1,7 @@
-import type { Config } from "../config.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Logger } from "../telemetry/logger.ts";
-import { tracing } from "../telemetry/tracing.ts";
+import type { Config } from "../config/config.ts";
+import type { Metrics } from "../platform/metrics/metrics.ts";
+import type { Logger } from "../platform/telemetry/logger.ts";
+import { tracing } from "../platform/telemetry/tracing.ts";
 import type { OpenedSecrets } from "./opened-secrets.ts";
 import type { OutcomeWriter } from "./outcome-writer.ts";
 import type { Pace } from "./pace.ts";

@@ -1,8 +1,8 @@
-import type { Config } from "../config.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Database } from "../db/database.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Logger } from "../telemetry/logger.ts";
+import type { Config } from "../config/config.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import type { Database } from "../platform/db/database.ts";
+import type { Metrics } from "../platform/metrics/metrics.ts";
+import type { Logger } from "../platform/telemetry/logger.ts";
 import { AttemptRunner } from "./attempt.ts";
 import { HeldDeliveries, type WaitingDelivery } from "./holds.ts";
 import { OpenedSecrets } from "./opened-secrets.ts";

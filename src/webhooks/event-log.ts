@@ -1,6 +1,6 @@
 // The event log as merchants and operators read it: a payment's events with their deliveries and
 // attempts, the catch-up feed, the failed deliveries, and the queue's depth and age.
-import type { Database } from "../db/database.ts";
+import type { Database } from "../platform/db/database.ts";
 import { countPendingDeliveries, oldestPendingDelivery } from "./sql/operations.ts";
 import {
   type EventRow,

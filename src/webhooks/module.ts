@@ -1,12 +1,12 @@
 // The webhooks module assembled: the outbox the payments writer fills, the event log and its
 // replays, a group's own URL, and the worker that sends.
 
-import type { Config } from "../config.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Database } from "../db/database.ts";
-import type { Worker } from "../jobs/periodic.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Logger } from "../telemetry/logger.ts";
+import type { Config } from "../config/config.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
+import type { Database } from "../platform/db/database.ts";
+import type { Worker } from "../platform/jobs/periodic.ts";
+import type { Metrics } from "../platform/metrics/metrics.ts";
+import type { Logger } from "../platform/telemetry/logger.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import { EventLog } from "./event-log.ts";
 import { WebhookOutbox } from "./outbox.ts";

@@ -1,4 +1,4 @@
-import type { SecretBox } from "../crypto/secret-box.ts";
+import type { SecretBox } from "../platform/crypto/secret-box.ts";
 
 /** Distinct sealed secrets kept open in memory: one or two per active group. */
 const REVEALED_CACHE_SIZE = 1000;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { Queryable } from "../db/database.ts";
+import type { Queryable } from "../platform/db/database.ts";
 import { insertEvent, insertEventWithDelivery } from "./sql/outbox.ts";
 
 /** A finished webhook, as the module that caused it built it. */

@@ -1,4 +1,4 @@
-import type { Database } from "../db/database.ts";
+import type { Database } from "../platform/db/database.ts";
 import { type AttemptRecord, recordAttempts } from "./sql/queue.ts";
 
 type Pending = AttemptRecord & { done: { resolve: () => void; reject: (error: unknown) => void } };

@@ -1,9 +1,9 @@
 // What a merchant or an operator sends again: one event, or every event of a window whose
 // deliveries all failed. Each keeps its webhook-id, so receivers de-duplicate.
 import { randomUUID } from "node:crypto";
-import { type Audit, withAudit } from "../audit/store.ts";
-import type { Database } from "../db/database.ts";
-import { notFound } from "../errors/domain-error.ts";
+import { type Audit, withAudit } from "../platform/audit/store.ts";
+import type { Database } from "../platform/db/database.ts";
+import { notFound } from "../platform/errors/domain-error.ts";
 import type { WebhookOutbox } from "./outbox.ts";
 import { insertRecoveryDeliveries, insertRedelivery } from "./sql/outbox.ts";
 

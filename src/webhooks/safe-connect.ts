@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
-import { isAllowedPrivateHost, isPrivateAddress } from "../net/unreachable-host.ts";
+import { isAllowedPrivateHost, isPrivateAddress } from "../platform/net/unreachable-host.ts";
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 

@@ -1,5 +1,5 @@
 import { Agent } from "undici";
-import { isAllowedPrivateHost } from "../net/unreachable-host.ts";
+import { isAllowedPrivateHost } from "../platform/net/unreachable-host.ts";
 import {
   guardedLookup,
   type Resolver,

@@ -1,6 +1,6 @@
-import { type Audit, withAudit } from "../audit/store.ts";
-import type { Database } from "../db/database.ts";
-import { reachableUrl } from "../net/unreachable-host.ts";
+import { type Audit, withAudit } from "../platform/audit/store.ts";
+import type { Database } from "../platform/db/database.ts";
+import { reachableUrl } from "../platform/net/unreachable-host.ts";
 import { findGroupWebhookUrl, updateGroupWebhookUrl } from "./sql/group-url.ts";
 
 /**

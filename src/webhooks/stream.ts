@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/database.ts";
+import type { Queryable } from "../platform/db/database.ts";
 import { type EventRow, eventCreatedAt, listEventsAfterEvent, listEventsSince } from "./sql/read-models.ts";
 
 const PAGE = 200;

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { ENVIRONMENT_VARIABLES } from "../../src/config.ts";
+import { ENVIRONMENT_VARIABLES } from "../../src/config/config.ts";
 
 const run = promisify(execFile);
 const KUBECTL = ["/usr/bin/kubectl", "/usr/local/bin/kubectl"].find((path) => existsSync(path));

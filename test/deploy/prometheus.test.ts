@@ -109,7 +109,7 @@ describe("alert rules", () => {
       assert.ok(read.length >= 20);
       // The replica's gauges exist only with DATABASE_READ_URL: checked by name against the code.
       const replicaOnly = ["checkout_database_replica_lag_seconds", "checkout_database_read_max_lag_seconds"];
-      const source = await readFile("src/metrics/metrics.ts", "utf8");
+      const source = await readFile("src/platform/metrics/metrics.ts", "utf8");
       for (const name of read) {
         if (replicaOnly.includes(name)) assert.ok(source.includes(`"${name}"`), name);
         else assert.ok(names.has(name), `${name} is not on /metrics`);

@@ -1,4 +1,4 @@
-import type { Queryable } from "../../src/db/database.ts";
+import type { Queryable } from "../../src/platform/db/database.ts";
 
 /** The tables any of whose rows hold `needle` as text (any case): where a customer could still be. */
 export async function tablesHolding(db: Queryable, needle: string): Promise<string[]> {

@@ -10,10 +10,10 @@ import {
   embeddedDatabase,
   type PostgresOptions,
   postgresDatabase,
-} from "../../src/db/database.ts";
-import { loadMigrations, migrate } from "../../src/db/migrate.ts";
-import { weekStart } from "../../src/db/partitions.ts";
-import { withReadReplica } from "../../src/db/read-replica.ts";
+} from "../../src/platform/db/database.ts";
+import { loadMigrations, migrate } from "../../src/platform/db/migrate.ts";
+import { weekStart } from "../../src/platform/db/partitions.ts";
+import { withReadReplica } from "../../src/platform/db/read-replica.ts";
 
 /** Set by .ci/run (and by anyone who wants the suite on a real server): an admin connection URL. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -152,7 +152,7 @@ export interface TestDatabase {
  * after its creates): each lagging read first waits, up to five seconds, for the replica to replay
  * what the primary has written, as a user's next click usually finds it (a second was not always
  * enough with CI's stages running test files side by side on two cores). What a replica that lags
- * or is down does is tested as it is, in test/db/read-replica.test.ts, which pauses the replay and
+ * or is down does is tested as it is, in test/platform/db/read-replica.test.ts, which pauses the replay and
  * so runs on its own.
  */
 function caughtUpReads(primary: Database, replicaUrl: string): Database {

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
-import { type Config, loadConfig } from "../../src/config.ts";
-import type { Database } from "../../src/db/database.ts";
+import { type Config, loadConfig } from "../../src/config/config.ts";
+import type { Database } from "../../src/platform/db/database.ts";
 import type { ProcessorAdapter } from "../../src/processor/port.ts";
 import { type RunningService, startService } from "../../src/server/lifecycle.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";

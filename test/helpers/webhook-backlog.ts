@@ -1,5 +1,5 @@
 // Backlogs of webhook deliveries in one statement, for the bench and the dispatcher's load tests.
-import type { Queryable } from "../../src/db/database.ts";
+import type { Queryable } from "../../src/platform/db/database.ts";
 import { type NewDelivery, type NewEvent, OUTBOX_CHANNEL } from "../../src/webhooks/sql/outbox.ts";
 
 /** `count` copies of one event, each with a pending delivery (bench and load tests fill queues with it). */

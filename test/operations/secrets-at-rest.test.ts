@@ -2,7 +2,7 @@
 // brought in by listing it first: every start seals again what an older key (or none) sealed.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SecretBox } from "../../src/crypto/secret-box.ts";
+import { SecretBox } from "../../src/platform/crypto/secret-box.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import { startTestService } from "../helpers/service.ts";
 

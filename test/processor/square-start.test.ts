@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
-import { loadConfig } from "../../src/config.ts";
-import { ConfigError } from "../../src/config-values.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { ConfigError } from "../../src/config/values.ts";
 import { makeProcessors } from "../../src/server/processors.ts";
 
 /** Square's location endpoint, refusing the token after `delayMs`. */

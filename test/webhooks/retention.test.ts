@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { pruneAll, pruners } from "../../src/retention/pruning.ts";
+import { pruneAll, pruners } from "../../src/privacy/pruning.ts";
 import type { Receiver } from "../helpers/receiver.ts";
 import { startWithReceiver, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";

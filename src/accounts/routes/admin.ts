@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { adminSecurity, errorResponses, successEnvelope } from "../../http/schemas.ts";
 import { groupParams } from "../../merchants/routes/schemas.ts";
+import { adminSecurity, errorResponses, successEnvelope } from "../../platform/http/schemas.ts";
 import type { Accounts } from "../module.ts";
 import { ROLES } from "../principal.ts";
 

@@ -1,6 +1,6 @@
 // Accounts: merchant users and operators, their passwords and roles.
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
 
 export type AccountKind = "merchant" | "operator";
 

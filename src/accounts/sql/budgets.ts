@@ -1,5 +1,5 @@
 // Password-check budgets: how many checks an account or an address may still make.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export interface BudgetLimit {
   key: string;

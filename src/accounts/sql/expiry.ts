@@ -1,6 +1,6 @@
 // What accounts keep only until it expires: sessions, sign-in challenges, invite and reset links,
 // password-check budgets. Each is pruned once its own expiry has passed.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 /** A used or expired link is kept this long, so that opening it says "expired", not "unknown". */
 const SPENT_LINKS_KEPT = "30 days";

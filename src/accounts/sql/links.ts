@@ -1,5 +1,5 @@
 // Single-use links: invites and password resets, kept as digests of their tokens.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 import { type AccountKind, type AccountRow, accountColumns } from "./accounts.ts";
 
 /** Every invite of the account not used yet stops working (a new one was sent, or one was used). */

@@ -1,6 +1,6 @@
 // Page sessions: one row a signed-in browser, bound to the password it signed in with.
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
 import { type SessionAccount, sessionAccountColumns } from "./accounts.ts";
 
 export interface WebSessionRow {

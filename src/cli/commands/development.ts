@@ -21,11 +21,11 @@ export function developmentCommands(program: Command): void {
         { secretBoxFor },
         processors,
       ] = await Promise.all([
-        import("../../config.ts"),
-        import("../../db/open.ts"),
-        import("../../db/migrate.ts"),
-        import("../../db/data-dir.ts"),
-        import("../../crypto/keys.ts"),
+        import("../../config/config.ts"),
+        import("../../platform/db/open.ts"),
+        import("../../platform/db/migrate.ts"),
+        import("../../platform/db/data-dir.ts"),
+        import("../../platform/crypto/keys.ts"),
         import("../../server/processors.ts"),
       ]);
       const config = loadConfig();

@@ -2,9 +2,9 @@
 // the merchant keys (--public-key/--secret-key, default $PUBLIC_KEY/$SECRET_KEY).
 import type { ListPaymentsParams, Payment, PaymentPage, RefundInput } from "@checkout-service/client";
 import { type Command, Option } from "commander";
-import { money } from "../../format/money.ts";
-import { utcToTheSecond } from "../../format/time.ts";
 import { PAYMENT_STATUSES } from "../../payments/core/status.ts";
+import { money } from "../../platform/format/money.ts";
+import { utcToTheSecond } from "../../platform/format/time.ts";
 import { CliError } from "../api-client.ts";
 import {
   asMerchant,

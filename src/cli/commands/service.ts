@@ -17,10 +17,10 @@ export function serviceCommands(program: Command): void {
     .description("apply the database migrations (DATABASE_URL or DATA_DIR) and exit")
     .action(async (_options, command: Command) => {
       const [{ loadConfig }, { openDatabase }, { migrate }, { securePrivateDataDir }] = await Promise.all([
-        import("../../config.ts"),
-        import("../../db/open.ts"),
-        import("../../db/migrate.ts"),
-        import("../../db/data-dir.ts"),
+        import("../../config/config.ts"),
+        import("../../platform/db/open.ts"),
+        import("../../platform/db/migrate.ts"),
+        import("../../platform/db/data-dir.ts"),
       ]);
       const config = loadConfig();
       securePrivateDataDir(config.dataDir);
@@ -41,11 +41,11 @@ export function serviceCommands(program: Command): void {
     .action(async (_options, command: Command) => {
       const [{ loadConfig }, { openDatabase }, { migrate }, { resetAdminToken }, { securePrivateDataDir }] =
         await Promise.all([
-          import("../../config.ts"),
-          import("../../db/open.ts"),
-          import("../../db/migrate.ts"),
+          import("../../config/config.ts"),
+          import("../../platform/db/open.ts"),
+          import("../../platform/db/migrate.ts"),
           import("../../merchants/admin-token.ts"),
-          import("../../db/data-dir.ts"),
+          import("../../platform/db/data-dir.ts"),
         ]);
       const config = loadConfig();
       securePrivateDataDir(config.dataDir);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 
 const resultSchema = {

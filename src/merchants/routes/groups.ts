@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
-import { adminSecurity } from "../../http/schemas.ts";
-import { describedPattern } from "../../http/validation-messages.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
+import { adminSecurity } from "../../platform/http/schemas.ts";
+import { describedPattern } from "../../platform/http/validation-messages.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput } from "./schemas.ts";
 

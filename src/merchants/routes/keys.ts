@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
-import { ApiError } from "../../http/errors.ts";
-import { adminSecurity } from "../../http/schemas.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
+import { ApiError } from "../../platform/http/errors.ts";
+import { adminSecurity } from "../../platform/http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { groupParams } from "./schemas.ts";
 

@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
-import { adminSecurity, uuidParam } from "../../http/schemas.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
+import { adminSecurity, uuidParam } from "../../platform/http/schemas.ts";
 import type { MerchantsService } from "../service.ts";
 import { displayName, groupParams, safeSiteInput, siteUrl } from "./schemas.ts";
 

@@ -1,5 +1,5 @@
-import { uuidParam } from "../../http/schemas.ts";
-import { describedPattern } from "../../http/validation-messages.ts";
+import { uuidParam } from "../../platform/http/schemas.ts";
+import { describedPattern } from "../../platform/http/validation-messages.ts";
 
 export const siteUrl = {
   type: "string",

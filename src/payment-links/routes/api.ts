@@ -1,17 +1,17 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byApiKey } from "../../audit/store.ts";
-import { CURRENCIES } from "../../format/money.ts";
-import { UUID_PATTERN_SOURCE } from "../../format/uuid.ts";
+import { visibleMetadata } from "../../payments/core/metadata.ts";
+import { createPaymentBodySchema } from "../../payments/schemas.ts";
+import { byApiKey } from "../../platform/audit/store.ts";
+import { CURRENCIES } from "../../platform/format/money.ts";
+import { UUID_PATTERN_SOURCE } from "../../platform/format/uuid.ts";
 import {
   errorResponses,
   merchantSecurity,
   PAGE_LIMIT_PATTERN,
   successEnvelope,
   uuidParam,
-} from "../../http/schemas.ts";
-import { visibleMetadata } from "../../payments/core/metadata.ts";
-import { createPaymentBodySchema } from "../../payments/schemas.ts";
+} from "../../platform/http/schemas.ts";
 import { linkUrl, type PaymentLinks } from "../service.ts";
 import type { PaymentLinkRow } from "../store.ts";
 

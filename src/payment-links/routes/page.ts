@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import formbody from "@fastify/formbody";
 import rateLimit, { type RateLimitPluginOptions } from "@fastify/rate-limit";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import type { Branding } from "../../branding/service.ts";
-import { DatabaseUnavailableError } from "../../db/database.ts";
-import { DomainError } from "../../errors/domain-error.ts";
-import { majorUnits, money } from "../../format/money.ts";
-import { type CustomerBrand, sendCustomerPage } from "../../web/customer.ts";
-import { html } from "../../web/html.ts";
+import type { Branding } from "../../merchants/branding/service.ts";
+import { type CustomerBrand, sendCustomerPage } from "../../pages/kit/customer.ts";
+import { html } from "../../pages/kit/html.ts";
+import { DatabaseUnavailableError } from "../../platform/db/database.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
+import { majorUnits, money } from "../../platform/format/money.ts";
 import { type LinkForm, LinkFormError, type PaymentLinks } from "../service.ts";
 import type { PaymentLinkRow } from "../store.ts";
 

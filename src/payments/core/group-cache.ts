@@ -1,4 +1,4 @@
-import type { Database } from "../../db/database.ts";
+import type { Database } from "../../platform/db/database.ts";
 
 /** A backstop only: changes arrive by NOTIFY (or at once, for changes made here). */
 const CACHE_TTL_MS = 30_000;

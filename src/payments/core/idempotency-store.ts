@@ -1,6 +1,6 @@
 // The statements behind Idempotency-Key: one row per (group, scope, key) holding the request's
 // fingerprint, the plan a retry must carry out again, and the answer once there is one.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export interface KeyClaim {
   groupId: string;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Queryable } from "../../db/database.ts";
-import { DomainError } from "../../errors/domain-error.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
 import {
   claimIdempotencyKey,
   findIdempotencyKey,

@@ -1,9 +1,9 @@
 // The payment row and the statements every use case shares: the conditional status change, the
 // row lock, look-ups, and what the fact path writes besides a status (reconciliation items,
 // refunds learnt from the processor).
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
-import type { Currency } from "../../format/money.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import type { ProcessorName } from "../../processor/port.ts";
 import type { Metadata } from "./metadata.ts";
 import type { PaymentStatus } from "./status.ts";

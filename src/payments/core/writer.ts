@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Database, Queryable } from "../../db/database.ts";
-import { enqueueReceipt } from "../../receipts/outbox.ts";
-import type { Logger } from "../../telemetry/logger.ts";
+import type { Database, Queryable } from "../../platform/db/database.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import type { WebhookOutbox } from "../../webhooks/outbox.ts";
+import { enqueueReceipt } from "../receipts/outbox.ts";
 import { EVENT_FOR_STATUS, webhookMessageFor } from "./events.ts";
 import { type PaymentFact, planFact } from "./facts.ts";
 import { FINAL_STATUSES, PAID_STATUSES, type PaymentStatus, sourcesOf } from "./status.ts";

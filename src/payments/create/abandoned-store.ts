@@ -1,6 +1,6 @@
 // Every statement on abandoned_checkouts: remembering a create attempt given up, claiming the due
 // ones, and recording how each ended.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export interface AbandonedRow {
   id: string;

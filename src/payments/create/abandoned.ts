@@ -1,4 +1,5 @@
-import type { Database } from "../../db/database.ts";
+import type { Database } from "../../platform/db/database.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import {
   type CheckoutRequest,
   ProcessorRefusedError,
@@ -6,7 +7,6 @@ import {
   type UnknownOutcome,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import type { RecordsElsewhere } from "../core/records-elsewhere.ts";
 import {
   type AbandonedRow,

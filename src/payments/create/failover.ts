@@ -1,4 +1,5 @@
-import { DomainError } from "../../errors/domain-error.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import {
   type Checkout,
   type CheckoutRequest,
@@ -7,7 +8,6 @@ import {
   ProcessorUnavailableError,
   type UnknownOutcome,
 } from "../../processor/port.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import type { AbandonedCheckouts } from "./abandoned.ts";
 import type { ProcessorBreakers } from "./breakers.ts";
 import type { PassedOver } from "./store.ts";

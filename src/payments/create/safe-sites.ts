@@ -1,4 +1,4 @@
-import type { Database } from "../../db/database.ts";
+import type { Database } from "../../platform/db/database.ts";
 import { GroupCache } from "../core/group-cache.ts";
 import { listActiveSafeSites, SAFE_SITES_CHANNEL, type SafeSiteChoice } from "./store.ts";
 

@@ -1,7 +1,7 @@
 // The statements of Create Payment: choosing the SafeSite and writing the payment once.
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
-import type { Currency } from "../../format/money.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import type { Metadata } from "../core/metadata.ts";
 
 export interface SafeSiteChoice {

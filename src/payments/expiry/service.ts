@@ -1,7 +1,7 @@
-import type { Database } from "../../db/database.ts";
+import type { Database } from "../../platform/db/database.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import { CheckoutNotFoundError, ProcessorUnavailableError } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { openReconciliationItem } from "../core/store.ts";
 import type { PaymentWriter } from "../core/writer.ts";

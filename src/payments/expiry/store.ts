@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export interface DuePayment {
   id: string;

@@ -1,10 +1,10 @@
-import type { Config } from "../../config.ts";
-import type { Database } from "../../db/database.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
-import { reachableUrl } from "../../net/unreachable-host.ts";
+import type { Config } from "../../config/config.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
+import { reachableUrl } from "../../platform/net/unreachable-host.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import { CheckoutNotFoundError, type ProcessorAdapter, type ProcessorEvent } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import { PAID_STATUSES } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
 import type { PaymentWriter } from "../core/writer.ts";

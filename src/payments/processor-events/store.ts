@@ -1,7 +1,7 @@
 // Statements of the processor-event path: replay protection and finding the payment an event names.
 
-import type { Queryable } from "../../db/database.ts";
-import { deleteOldestBefore } from "../../db/prune.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { deleteOldestBefore } from "../../platform/db/prune.ts";
 import type { PaymentRow } from "../core/store.ts";
 
 /**

@@ -1,6 +1,6 @@
-import type { Database } from "../../db/database.ts";
-import { notFound } from "../../errors/domain-error.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { notFound } from "../../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
 import { LINK_OPEN_STATUSES, PAID_STATUSES } from "../core/status.ts";
 import {
   findPayment,

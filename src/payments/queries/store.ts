@@ -1,7 +1,7 @@
 // Read-only statements: listings, history and totals.
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
-import type { Currency } from "../../format/money.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
 import { type PaymentResourceRow, RESOURCE_COLUMNS, RESOURCE_FIELDS } from "../core/store.ts";
 

@@ -1,9 +1,9 @@
 // Money a customer paid on a checkout that a create abandoned belongs to no payment: the operator
 // gives it back in full, once, at the processor that took it.
-import { type Audit, withAudit } from "../../audit/store.ts";
-import type { Database } from "../../db/database.ts";
-import { DomainError, notFound } from "../../errors/domain-error.ts";
-import type { Currency } from "../../format/money.ts";
+import { type Audit, withAudit } from "../../platform/audit/store.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import {
   type ProcessorName,
   type ProcessorRefund,

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { type Audit, withAudit } from "../../audit/store.ts";
-import type { Database } from "../../db/database.ts";
-import { DomainError, notFound } from "../../errors/domain-error.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
+import { type Audit, withAudit } from "../../platform/audit/store.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import {
   type Checkout,
   CheckoutNotFoundError,
@@ -10,7 +11,6 @@ import {
   ProcessorUnavailableError,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { CLOSED_UNPAID, NOT_YET_PAID, PAID_STATUSES, refundableAmount } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";

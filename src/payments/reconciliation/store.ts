@@ -1,6 +1,6 @@
 // Reconciliation items (the operator's queue) and runs (comparisons with the processor).
-import type { Queryable } from "../../db/database.ts";
-import type { Currency } from "../../format/money.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import type { PaymentStatus } from "../core/status.ts";
 import type { PaymentRow, ReconciliationItemKind } from "../core/store.ts";
 

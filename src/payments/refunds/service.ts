@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { type AuditEntry, withAudit } from "../../audit/store.ts";
-import type { Database, Queryable } from "../../db/database.ts";
-import { DomainError, notFound } from "../../errors/domain-error.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
+import { type AuditEntry, withAudit } from "../../platform/audit/store.ts";
+import type { Database, Queryable } from "../../platform/db/database.ts";
+import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
+import type { Logger } from "../../platform/telemetry/logger.ts";
 import {
   type ProcessorRefund,
   ProcessorRefusedError,
   ProcessorUnavailableError,
 } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
-import type { Logger } from "../../telemetry/logger.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { type Refunder, refundableAmount } from "../core/status.ts";
 import { findPaymentById, type PaymentRow } from "../core/store.ts";

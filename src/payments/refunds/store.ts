@@ -1,6 +1,6 @@
 // Every statement on refunds: the reservation, settling, and the pending ones asked about again.
-import type { Queryable } from "../../db/database.ts";
-import type { Currency } from "../../format/money.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import type { Currency } from "../../platform/format/money.ts";
 import type { RefundReason } from "../../processor/port.ts";
 import { closedRefundableBy, REFUNDABLE_STATUSES, type Refunder } from "../core/status.ts";
 

@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byApiKey } from "../../audit/store.ts";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { byApiKey } from "../../platform/audit/store.ts";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
 import type { PaymentCreation } from "../create/service.ts";
 import { paymentParams } from "./get.ts";
 

@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { ApiError } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
+import { ApiError } from "../../platform/http/errors.ts";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
 import type { PaymentCreation } from "../create/service.ts";
 import { createPaymentBodySchema, createPaymentResultSchema } from "../schemas.ts";
 import { replayedHeader } from "./replayed.ts";

@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byApiKey } from "../../audit/store.ts";
-import { ApiError } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import { byApiKey } from "../../platform/audit/store.ts";
+import { ApiError } from "../../platform/http/errors.ts";
+import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../platform/http/schemas.ts";
 import type { WebhookEvents } from "../../webhooks/module.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import { paymentParams } from "./get.ts";

@@ -1,6 +1,6 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../platform/http/schemas.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import { paymentResourceSchema, toPaymentResource } from "../resource.ts";
 

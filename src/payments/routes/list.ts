@@ -1,9 +1,14 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { DomainError } from "../../errors/domain-error.ts";
-import { UUID_PATTERN_SOURCE } from "../../format/uuid.ts";
-import { errorResponses, merchantSecurity, PAGE_LIMIT_PATTERN, successEnvelope } from "../../http/schemas.ts";
-import { storableTime } from "../../http/window.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
+import { UUID_PATTERN_SOURCE } from "../../platform/format/uuid.ts";
+import {
+  errorResponses,
+  merchantSecurity,
+  PAGE_LIMIT_PATTERN,
+  successEnvelope,
+} from "../../platform/http/schemas.ts";
+import { storableTime } from "../../platform/http/window.ts";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../core/status.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import { paymentResourceSchema, toPaymentResource } from "../resource.ts";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError } from "../../platform/http/errors.ts";
 import { InvalidEventError, ProcessorUnavailableError } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import type { ProcessorEvents } from "../processor-events/service.ts";

@@ -1,14 +1,14 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
 import {
   adminSecurity,
   errorResponses,
   NUMERIC_ID_PATTERN,
   successEnvelope,
   uuidParam,
-} from "../../http/schemas.ts";
-import { recoverBodySchema, storableTime } from "../../http/window.ts";
+} from "../../platform/http/schemas.ts";
+import { recoverBodySchema, storableTime } from "../../platform/http/window.ts";
 import type { OrphanRefunds } from "../reconciliation/orphans.ts";
 import type { Reconciliation } from "../reconciliation/service.ts";
 import type { Refunds } from "../refunds/service.ts";

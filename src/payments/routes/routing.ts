@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
-import { CURRENCIES } from "../../format/money.ts";
-import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../http/schemas.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
+import { CURRENCIES } from "../../platform/format/money.ts";
+import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../platform/http/schemas.ts";
 import { PROCESSOR_NAMES } from "../../processor/port.ts";
 import type { ProcessorRouting } from "../routing/service.ts";
 

@@ -1,8 +1,8 @@
-import { type AuditEntry, insertAuditEntry } from "../../audit/store.ts";
-import type { Database } from "../../db/database.ts";
-import { DomainError, notFound } from "../../errors/domain-error.ts";
-import { CURRENCIES, type Currency } from "../../format/money.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
+import { type AuditEntry, insertAuditEntry } from "../../platform/audit/store.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
+import { CURRENCIES, type Currency } from "../../platform/format/money.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
 import type { ProcessorAdapter, ProcessorName } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { GroupCache } from "../core/group-cache.ts";

@@ -1,5 +1,5 @@
 // Every statement on processor_routes: a group's routes, read for creates and replaced whole.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 /** NOTIFY channel of migration 016's trigger: a group's routes changed. */
 export const ROUTES_CHANNEL = "processor_routes_changed";

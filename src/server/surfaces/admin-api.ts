@@ -5,9 +5,9 @@ import type { AdminAuthenticator } from "../../merchants/admin-token.ts";
 import groupRoutes from "../../merchants/routes/groups.ts";
 import keyRoutes from "../../merchants/routes/keys.ts";
 import safeSiteRoutes from "../../merchants/routes/safe-sites.ts";
-import { adminErasureRoute } from "../../payments/routes/erasure.ts";
 import reconciliationRoutes from "../../payments/routes/reconciliation.ts";
 import routingRoutes from "../../payments/routes/routing.ts";
+import { adminErasureRoute } from "../../privacy/routes/erasure.ts";
 import failedDeliveriesRoute from "../../webhooks/routes/failed-deliveries.ts";
 import type { Services } from "../services.ts";
 
@@ -32,5 +32,5 @@ export const adminApi: FastifyPluginAsync<{ services: Services; admin: AdminAuth
   await adminScope.register(failedDeliveriesRoute, { webhooks: services.webhooks });
   await adminScope.register(routingRoutes, { routing: payments.routing });
   await adminScope.register(accountAdminRoutes, { accounts: services.accounts });
-  await adminScope.register(adminErasureRoute, { erasure: payments.erasure });
+  await adminScope.register(adminErasureRoute, { erasure: services.privacy.erasure });
 };

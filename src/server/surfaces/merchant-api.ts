@@ -1,21 +1,21 @@
 // The merchant API, /api/v1: what a merchant's server calls with its key pair.
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
-import brandingRoutes from "../../branding/routes/api.ts";
-import { ApiError } from "../../http/errors.ts";
-import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
-import type { RedisLink } from "../../limits/redis-link.ts";
 import type { Merchant } from "../../merchants/auth.ts";
+import brandingRoutes from "../../merchants/branding/routes/api.ts";
 import authTestRoute from "../../merchants/routes/auth-test.ts";
 import paymentLinkRoutes from "../../payment-links/routes/api.ts";
 import cancelPaymentRoute from "../../payments/routes/cancel.ts";
 import createPaymentRoute from "../../payments/routes/create.ts";
-import { merchantErasureRoute } from "../../payments/routes/erasure.ts";
 import paymentEventRoutes from "../../payments/routes/events.ts";
 import getPaymentRoute from "../../payments/routes/get.ts";
 import listPaymentsRoute from "../../payments/routes/list.ts";
 import refundRoutes from "../../payments/routes/refunds.ts";
 import triggerRoute, { type SandboxSimulator } from "../../payments/routes/trigger.ts";
+import { ApiError } from "../../platform/http/errors.ts";
+import { limitCounting, refusedAs } from "../../platform/http/rate-limit-store.ts";
+import type { RedisLink } from "../../platform/limits/redis-link.ts";
+import { merchantErasureRoute } from "../../privacy/routes/erasure.ts";
 import type { Sandbox } from "../../sandbox/app.ts";
 import type { ProcessorSimulation } from "../../sandbox/simulation.ts";
 import eventFeedRoute from "../../webhooks/routes/feed.ts";
@@ -93,7 +93,7 @@ export const merchantApi: FastifyPluginAsync<{
   await api.register(brandingRoutes, { branding: services.branding });
   await api.register(eventFeedRoute, { webhooks });
   await api.register(eventStreamRoute, { db: services.db, keys: merchantAuth });
-  await api.register(merchantErasureRoute, { erasure: payments.erasure });
+  await api.register(merchantErasureRoute, { erasure: services.privacy.erasure });
   if (sandbox) {
     await api.register(triggerRoute, {
       creation: payments.creation,

@@ -3,21 +3,21 @@
 import { randomBytes } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
-import { accountPages } from "../../account-pages/pages.ts";
-import groupPages from "../../console/groups.ts";
-import operationsPages from "../../console/operations.ts";
-import brandingPages from "../../dashboard/branding.ts";
-import developerPages from "../../dashboard/developers.ts";
-import overviewPage from "../../dashboard/overview.ts";
-import paymentDetailPages from "../../dashboard/payment-detail.ts";
-import paymentLinkPages from "../../dashboard/payment-links.ts";
-import paymentListPages from "../../dashboard/payments.ts";
-import privacyPages from "../../dashboard/privacy.ts";
-import userPages from "../../dashboard/users.ts";
-import { limitCounting, refusedAs } from "../../http/rate-limit-store.ts";
-import type { RedisLink } from "../../limits/redis-link.ts";
-import { installationSecret } from "../../settings/installation-secrets.ts";
-import { assetRoutes, installPageSupport, requireSignIn } from "../../web/plugin.ts";
+import { accountPages } from "../../pages/account/pages.ts";
+import groupPages from "../../pages/console/groups.ts";
+import operationsPages from "../../pages/console/operations.ts";
+import brandingPages from "../../pages/dashboard/branding.ts";
+import developerPages from "../../pages/dashboard/developers.ts";
+import overviewPage from "../../pages/dashboard/overview.ts";
+import paymentDetailPages from "../../pages/dashboard/payment-detail.ts";
+import paymentLinkPages from "../../pages/dashboard/payment-links.ts";
+import paymentListPages from "../../pages/dashboard/payments.ts";
+import privacyPages from "../../pages/dashboard/privacy.ts";
+import userPages from "../../pages/dashboard/users.ts";
+import { assetRoutes, installPageSupport, requireSignIn } from "../../pages/kit/plugin.ts";
+import { limitCounting, refusedAs } from "../../platform/http/rate-limit-store.ts";
+import type { RedisLink } from "../../platform/limits/redis-link.ts";
+import { installationSecret } from "../../platform/settings/installation-secrets.ts";
 import { isLocalUrl } from "../http-app.ts";
 import type { Services } from "../services.ts";
 
@@ -73,7 +73,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
         canMail: config.smtpUrl !== undefined,
       });
       await dashboard.register(userPages, { accounts, twoFactor });
-      await dashboard.register(privacyPages, { erasure: payments.erasure });
+      await dashboard.register(privacyPages, { erasure: services.privacy.erasure });
     });
 
     await web.register(async (operatorConsole) => {

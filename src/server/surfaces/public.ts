@@ -3,17 +3,17 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
-import logoRoute from "../../branding/routes/logo.ts";
-import checkoutRoutes from "../../checkout/routes.ts";
-import { hashSecret } from "../../crypto/secret-hash.ts";
-import healthRoutes from "../../health/routes.ts";
-import { limitCounting } from "../../http/rate-limit-store.ts";
-import type { RedisLink } from "../../limits/redis-link.ts";
-import metricsRoutes from "../../metrics/routes.ts";
+import logoRoute from "../../merchants/branding/routes/logo.ts";
 import { finishOpenApiDocument, SWAGGER_UI_STYLE_HASH } from "../../openapi/document.ts";
+import checkoutRoutes from "../../pages/customer/routes.ts";
+import { homePage } from "../../pages/kit/service-pages.ts";
 import paymentLinkPage from "../../payment-links/routes/page.ts";
 import processorWebhookRoute from "../../payments/routes/processor-webhooks.ts";
-import { homePage } from "../../web/service-pages.ts";
+import { hashSecret } from "../../platform/crypto/secret-hash.ts";
+import { limitCounting } from "../../platform/http/rate-limit-store.ts";
+import type { RedisLink } from "../../platform/limits/redis-link.ts";
+import metricsRoutes from "../../platform/metrics/routes.ts";
+import healthRoutes from "../health/routes.ts";
 import { isLocalUrl } from "../http-app.ts";
 import type { Services } from "../services.ts";
 

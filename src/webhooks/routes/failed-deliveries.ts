@@ -1,9 +1,9 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byAdminToken } from "../../audit/store.ts";
-import { adminSecurity, uuidParam } from "../../http/schemas.ts";
-import { describedPattern } from "../../http/validation-messages.ts";
-import { recoverBodySchema, recoveryWindow } from "../../http/window.ts";
+import { byAdminToken } from "../../platform/audit/store.ts";
+import { adminSecurity, uuidParam } from "../../platform/http/schemas.ts";
+import { describedPattern } from "../../platform/http/validation-messages.ts";
+import { recoverBodySchema, recoveryWindow } from "../../platform/http/window.ts";
 import type { WebhookEvents } from "../module.ts";
 
 /** GET /admin/v1/deliveries/failed and POST …/recover: the operator's view of dropped webhooks. */

@@ -1,9 +1,9 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
-import { byApiKey } from "../../audit/store.ts";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../http/schemas.ts";
-import { describedPattern } from "../../http/validation-messages.ts";
-import { recoverBodySchema, recoveryWindow, storableTime } from "../../http/window.ts";
+import { byApiKey } from "../../platform/audit/store.ts";
+import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
+import { describedPattern } from "../../platform/http/validation-messages.ts";
+import { recoverBodySchema, recoveryWindow, storableTime } from "../../platform/http/window.ts";
 import type { WebhookEvents } from "../module.ts";
 
 const MAX_PAGE = 500;

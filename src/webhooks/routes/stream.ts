@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { Database } from "../../db/database.ts";
-import { UUID_PATTERN } from "../../format/uuid.ts";
-import { ApiError } from "../../http/errors.ts";
-import { errorResponses, merchantSecurity } from "../../http/schemas.ts";
 import type { Merchant } from "../../merchants/auth.ts";
+import type { Database } from "../../platform/db/database.ts";
+import { UUID_PATTERN } from "../../platform/format/uuid.ts";
+import { ApiError } from "../../platform/http/errors.ts";
+import { errorResponses, merchantSecurity } from "../../platform/http/schemas.ts";
 import { EventFollower, eventBody } from "../stream.ts";
 
 /** How often a stream looks for new events: events of every instance, with or without a URL. */

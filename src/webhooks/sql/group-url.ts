@@ -1,6 +1,6 @@
 // The group's own webhook URL: as the merchant gave it, and the address deliveries go to.
 
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export async function findGroupWebhookUrl(q: Queryable, groupId: string): Promise<string | null> {
   const [row] = await q.query<{ webhook_url: string | null }>(

@@ -1,7 +1,7 @@
 // The queue as operations sees it (its depth, its age), and the pruning of old events and attempt logs.
 
-import type { Queryable } from "../../db/database.ts";
-import { deleteOldestBefore } from "../../db/prune.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { deleteOldestBefore } from "../../platform/db/prune.ts";
 
 /** When the longest-waiting undelivered event was queued; null when nothing waits. */
 export async function oldestPendingDelivery(q: Queryable): Promise<Date | null> {
@@ -29,7 +29,7 @@ export const deleteAttemptsBefore = (q: Queryable, before: Date, limit: number):
 
 /**
  * One batch of events created before `before`, oldest first, with their deliveries: what is left
- * of them in `_history` once whole weeks are dropped (src/db/partitions.ts).
+ * of them in `_history` once whole weeks are dropped (src/platform/db/partitions.ts).
  */
 export async function deleteEventsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
   const rows = await q.query(

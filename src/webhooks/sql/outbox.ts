@@ -1,8 +1,8 @@
 // The outbox: events and their deliveries, written in the transaction of the change they tell of,
 // and the deliveries a resend or a recovery adds. A delivery carries its event's time, which places
-// it in its event's week (src/db/partitions.ts): they are kept and dropped together.
-import type { Queryable } from "../../db/database.ts";
-import { tracing } from "../../telemetry/tracing.ts";
+// it in its event's week (src/platform/db/partitions.ts): they are kept and dropped together.
+import type { Queryable } from "../../platform/db/database.ts";
+import { tracing } from "../../platform/telemetry/tracing.ts";
 
 /** NOTIFY channel that wakes dispatchers on every instance when a delivery is queued. */
 export const OUTBOX_CHANNEL = "webhook_outbox";

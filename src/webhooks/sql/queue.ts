@@ -1,6 +1,6 @@
 // The delivery queue: what dispatchers claim, and the outcome of each attempt.
-import type { Queryable } from "../../db/database.ts";
-import { prepared } from "../../db/prepared.ts";
+import type { Queryable } from "../../platform/db/database.ts";
+import { prepared } from "../../platform/db/prepared.ts";
 
 /** The error recorded for an attempt whose sender stopped before it could record the outcome. */
 export const INTERRUPTED_ATTEMPT = "interrupted: the sending instance stopped before recording this attempt";

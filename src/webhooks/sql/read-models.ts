@@ -1,5 +1,5 @@
 // What the API, the pages and the operators read of events, deliveries and attempts.
-import type { Queryable } from "../../db/database.ts";
+import type { Queryable } from "../../platform/db/database.ts";
 
 export interface EventRow {
   id: string;

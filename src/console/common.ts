@@ -1,3 +1,0 @@
-import { pageSender } from "../web/layout.ts";
-
-export const consolePage = pageSender("operator");

@@ -1,6 +1,0 @@
-import type { Queryable } from "../db/database.ts";
-
-/** The cheapest statement that proves the database answers. */
-export async function pingDatabase(q: Queryable): Promise<void> {
-  await q.query("SELECT 1");
-}

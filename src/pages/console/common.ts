@@ -1,0 +1,3 @@
+import { pageSender } from "../kit/layout.ts";
+
+export const consolePage = pageSender("operator");

@@ -1,0 +1,256 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsync } from "fastify";
+import { visibleMetadata } from "../../payments/core/metadata.ts";
+import { refundableAmount } from "../../payments/core/status.ts";
+import type { Payments } from "../../payments/module.ts";
+import type { RefundReason } from "../../payments/refunds/store.ts";
+import { isPaidAfterCancel } from "../../payments/resource.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
+import { majorUnits, money, readAmount } from "../../platform/format/money.ts";
+import { uuidParam } from "../../platform/http/schemas.ts";
+import { describedPattern } from "../../platform/http/validation-messages.ts";
+import type { WebhookEvents } from "../../webhooks/module.ts";
+import { auditBy, auditContext } from "../kit/audit.ts";
+import { time } from "../kit/format.ts";
+import { formBody } from "../kit/forms.ts";
+import { html } from "../kit/html.ts";
+import { statusBadge, statusChangeReason, words } from "../kit/labels.ts";
+import { csrfField, setFlash } from "../kit/layout.ts";
+import { dashboardPage, merchantOf } from "./common.ts";
+import { can, ensureAllowed } from "./permissions.ts";
+
+const paymentParams = {
+  type: "object",
+  required: ["transactionId"],
+  properties: { transactionId: uuidParam("Payment") },
+} as const;
+const eventParams = {
+  type: "object",
+  required: ["transactionId", "eventId"],
+  properties: { transactionId: uuidParam("Payment"), eventId: uuidParam("Event") },
+} as const;
+/** Why a create passed a processor over, in words. */
+const PASSED_OVER: Record<string, string> = {
+  timeout: "no answer in time",
+  connection: "connection lost",
+  server_error: "server error",
+  rate_limited: "rate limited",
+  breaker_open: "skipped while failing",
+};
+
+const REASONS: readonly RefundReason[] = ["requested_by_customer", "duplicate", "fraudulent"];
+const refundForm = formBody(
+  {
+    amount: { type: "string", maxLength: 20 },
+    reason: { type: "string", enum: ["", ...REASONS] },
+    key: {
+      type: "string",
+      pattern: describedPattern("^[0-9a-f-]{36}$", "must be the key the form was given"),
+    },
+  },
+  ["key"],
+);
+
+const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** /dashboard/payments/:transactionId: everything about one payment, with refund and resend. */
+const paymentDetailPages: FastifyPluginAsync<{
+  payments: Payments;
+  webhooks: WebhookEvents;
+}> = async (app, { payments, webhooks }) => {
+  app.get(
+    "/dashboard/payments/:transactionId",
+    { schema: { params: paymentParams } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      const { transactionId } = request.params as { transactionId: string };
+      const payment = await payments.queries.get(principal.groupId, transactionId);
+      const [history, refunds, events] = await Promise.all([
+        payments.queries.statusHistory(payment),
+        payments.refunds.listOf(payment),
+        webhooks.log.eventsOf(principal.groupId, payment.id),
+      ]);
+      const metadata = visibleMetadata(payment.metadata);
+      const remaining = refundableAmount(payment, "merchant");
+      const refundable = remaining > 0;
+      const mayRefund = can(principal, "refund");
+      const mayResend = can(principal, "resend_webhook");
+
+      return dashboardPage(
+        request,
+        reply,
+        `Payment ${payment.id}`,
+        html`<p><a href="/dashboard/payments">← Payments</a></p>
+<h1>${money(payment.amount, payment.currency)} ${statusBadge(payment.status)}</h1>
+${
+  isPaidAfterCancel(payment)
+    ? html`<p class="card flash error" id="paid-after-cancel" role="alert"><strong>Paid after it was cancelled.</strong> The customer paid at the processor after this payment was cancelled, so the money was taken although the payment stays cancelled. The operator has it in the reconciliation queue and gives it back in full; ${money(payment.refunded_amount, payment.currency)} has been refunded so far.</p>`
+    : ""
+}
+<section class="card"><dl class="facts">
+<dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
+<dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${words(payment.status)}</dd>
+<dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
+<dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
+<dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
+<dt>Customer</dt><dd id="customer">${payment.erased_at ? html`<span class="muted">Erased ${time(payment.erased_at)}</span>` : html`${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}`}</dd>
+<dt>Created</dt><dd>${time(payment.created_at)}</dd>
+<dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
+<dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
+<dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
+<dt>Processor</dt><dd id="processor">${payment.processor}${
+          payment.processor_failovers
+            ? html` <span class="muted" id="failover">tried after ${payment.processor_failovers.map(
+                (passed, index) =>
+                  html`${index > 0 ? ", " : ""}${passed.processor} (${PASSED_OVER[passed.reason] ?? passed.reason})`,
+              )}</span>`
+            : ""
+        }</dd>
+<dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
+<dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
+<dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>
+</dl></section>
+
+<h2>Metadata</h2>
+${
+  metadata
+    ? html`<div class="table-wrap"><table id="metadata"><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody>
+${Object.entries(metadata).map(([key, value]) => html`<tr><td class="mono">${key}</td><td>${show(value)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="muted">None.</p>`
+}
+
+<h2>Status history</h2>
+<div class="table-wrap"><table><thead><tr><th>When</th><th>From</th><th>To</th><th>Reason</th></tr></thead><tbody>
+${history.map(
+  (change) =>
+    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ? words(change.from_status) : "—"}</td><td>${statusBadge(change.to_status)}</td><td>${statusChangeReason(change.reason)}</td></tr>`,
+)}</tbody></table></div>
+
+<h2>Refunds</h2>
+${
+  refunds.length > 0
+    ? html`<div class="table-wrap"><table id="refunds"><thead><tr><th>Created</th><th class="num">Amount</th><th>Status</th><th>Reason</th><th>Refund ID</th></tr></thead><tbody>
+${refunds.map(
+  (refund) =>
+    html`<tr><td>${time(new Date(refund.createdAt))}</td><td class="num">${money(refund.amount, refund.currency)}</td><td>${statusBadge(refund.status)}</td><td>${refund.reason ? words(refund.reason) : "—"}</td><td class="mono">${refund.refundId}</td></tr>`,
+)}</tbody></table></div>`
+    : html`<p class="muted">No refunds.</p>`
+}
+${
+  refundable && mayRefund
+    ? html`<form method="post" action="/dashboard/payments/${payment.id}/refunds" class="card row" id="refund-form">${csrfField(reply)}
+<input type="hidden" name="key" value="${randomUUID()}">
+<div><label for="refund-amount">Amount (${payment.currency.toUpperCase()}, up to ${money(remaining, payment.currency)})</label>
+<input id="refund-amount" name="amount" inputmode="decimal" placeholder="${(remaining / 100).toFixed(2)}" size="12"></div>
+<div><label for="refund-reason">Reason</label><select id="refund-reason" name="reason"><option value="">None given</option>
+${REASONS.map((reason) => html`<option value="${reason}">${words(reason)}</option>`)}</select></div>
+<div><button type="submit" class="danger">Refund</button></div>
+<p class="muted">Leave the amount empty to refund all that remains. The status changes when the processor confirms.</p></form>`
+    : ""
+}
+
+<h2>Webhook events</h2>
+${
+  payment.dropped_webhook_host
+    ? html`<p class="notice" id="dropped-webhook-url" role="note">The webhookUrl given at create (host <span class="mono">${payment.dropped_webhook_host}</span>) was dropped: its host is loopback, private or reserved, or the URL is not valid, so no webhook is sent for this payment. Its events are still listed here and on the API. For local development, run <span class="mono">checkout listen</span> or list the host in ALLOWED_PRIVATE_HOSTS.</p>`
+    : ""
+}
+${
+  events.length === 0
+    ? html`<p class="muted">No events.</p>`
+    : events.map(
+        (event) => html`<section class="card event" id="event-${event.eventId}">
+<h3>${event.type} <span class="muted mono">${event.eventId}</span></h3>
+<p>Created ${time(new Date(event.createdAt))}</p>
+${event.deliveries.map(
+  (
+    delivery,
+  ) => html`<p>Delivery to <span class="mono">${delivery.url}</span>: ${statusBadge(delivery.state)}</p>
+<div class="table-wrap"><table class="attempts"><thead><tr><th>Attempt</th><th>When</th><th>Status code</th><th class="num">Duration</th><th>The receiver's answer</th></tr></thead><tbody>
+${delivery.attempts.map(
+  (attempt) =>
+    html`<tr><td>${attempt.attempt}</td><td>${time(new Date(attempt.attemptedAt))}</td><td>${attempt.statusCode ?? "—"}</td><td class="num">${attempt.durationMs ?? "—"} ms</td><td>${attempt.error ?? (attempt.answer ? html`<code class="answer">${attempt.answer}</code>` : html`<span class="muted">(empty)</span>`)}</td></tr>`,
+)}</tbody></table></div>`,
+)}
+${
+  mayResend && event.deliveries.length > 0
+    ? html`<form method="post" action="/dashboard/payments/${payment.id}/events/${event.eventId}/resend">${csrfField(reply)}<button type="submit" class="secondary">Resend</button></form>`
+    : ""
+}</section>`,
+      )
+}`,
+      );
+    },
+  );
+
+  app.post(
+    "/dashboard/payments/:transactionId/refunds",
+    { schema: { params: paymentParams, body: refundForm } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "refund");
+      const { transactionId } = request.params as { transactionId: string };
+      const form = request.body as { amount?: string; reason?: string; key: string };
+      const back = `/dashboard/payments/${transactionId}`;
+      const { currency } = await payments.queries.get(principal.groupId, transactionId);
+      const reading = form.amount?.trim() ? readAmount(form.amount, currency) : undefined;
+      const amount = reading && "minor" in reading ? reading.minor : undefined;
+      if ((reading && "problem" in reading) || amount === 0) {
+        setFlash(request, {
+          kind: "error",
+          text: `Enter the amount as a number such as ${majorUnits(1250, currency)}, or leave it empty.`,
+        });
+        return reply.redirect(back, 303);
+      }
+      try {
+        const { result: refund } = await payments.refunds.create(
+          principal.groupId,
+          transactionId,
+          {
+            ...(amount !== undefined && { amount }),
+            ...(form.reason && { reason: form.reason as RefundReason }),
+          },
+          {
+            requestedBy: auditContext(request).actor,
+            idempotencyKey: `dashboard-${form.key}`,
+            audit: (made) =>
+              auditBy(request, principal.groupId, "payment.refunded", transactionId, {
+                refundId: made.refundId,
+                amount: made.amount,
+              }),
+          },
+        );
+        setFlash(request, {
+          kind: "ok",
+          text: `Refund of ${money(refund.amount, refund.currency)} requested.`,
+        });
+      } catch (error) {
+        // What the merchant can act on is shown on the page; not-found and outages answer as usual.
+        if (!(error instanceof DomainError) || error.code === "NOT_FOUND") throw error;
+        setFlash(request, { kind: "error", text: error.message });
+      }
+      return reply.redirect(back, 303);
+    },
+  );
+
+  app.post(
+    "/dashboard/payments/:transactionId/events/:eventId/resend",
+    // The API's limit for a resend (30 a minute), per group.
+    { schema: { params: eventParams }, config: { rateLimit: { max: 30, timeWindow: 60_000 } } },
+    async (request, reply) => {
+      const principal = merchantOf(request);
+      ensureAllowed(principal, "resend_webhook");
+      const { transactionId, eventId } = request.params as { transactionId: string; eventId: string };
+      await webhooks.replays.resend({ groupId: principal.groupId, transactionId, eventId }, () =>
+        auditBy(request, principal.groupId, "webhook.resent", eventId, { transactionId }),
+      );
+      setFlash(request, {
+        kind: "ok",
+        text: "Queued for delivery again. Reload in a moment to see the attempt.",
+      });
+      return reply.redirect(`/dashboard/payments/${transactionId}#event-${eventId}`, 303);
+    },
+  );
+};
+
+export default paymentDetailPages;
