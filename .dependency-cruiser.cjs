@@ -1,6 +1,8 @@
-// The layering of src/ (docs/architecture.md): interfaces → domain → ports → plumbing, never back.
+// The layering of src/ (docs/architecture.md): interfaces → domain → configuration → ports →
+// plumbing, never back.
 // `npm run check:layers` runs it; CI fails on any violation.
-const PLUMBING = "^src/(platform|config)/";
+const PLUMBING = "^src/platform/";
+const CONFIGURATION = "^src/config/";
 const INTERFACES = "^src/(pages|cli|openapi|server)/|^src/.+/routes/|^src/main\\.ts$";
 const DOMAIN = "^src/(payments|payment-links|webhooks|merchants|accounts|privacy)/";
 
@@ -24,9 +26,17 @@ module.exports = {
     {
       name: "plumbing-stays-below",
       severity: "error",
-      comment: "Shared plumbing knows no domain module and no interface.",
+      comment: "Shared plumbing knows no domain module, no interface, no setting and no processor.",
       from: { path: PLUMBING },
-      to: { path: `${DOMAIN}|${INTERFACES}|^src/(processor|sandbox)/` },
+      to: { path: `${DOMAIN}|${INTERFACES}|${CONFIGURATION}|^src/(processor|sandbox)/` },
+    },
+    {
+      name: "configuration-reads-the-catalog-only",
+      severity: "error",
+      comment:
+        "The settings are read once, with the processor catalog naming each processor's own; the configuration knows no domain module, interface or emulator.",
+      from: { path: CONFIGURATION },
+      to: { path: `${DOMAIN}|${INTERFACES}|^src/sandbox/` },
     },
     {
       name: "domain-knows-no-interface",

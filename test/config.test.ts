@@ -99,8 +99,15 @@ describe("configuration", () => {
     const both = loadConfig({ ...live, PROCESSOR: "square, stripe" });
     assert.equal(both.sandbox, false);
     assert.deepEqual(both.processors, ["square", "stripe"]);
-    assert.equal(both.square.webhookUrl, "https://pay.example.com/processor/webhooks/square");
-    assert.equal(both.square.apiUrl, undefined, "the adapter's default: Square's production API");
+    assert.equal(
+      both.processorSettings.square?.SQUARE_WEBHOOK_URL,
+      "https://pay.example.com/processor/webhooks/square",
+    );
+    assert.equal(
+      both.processorSettings.square?.SQUARE_API_URL,
+      undefined,
+      "the adapter's default: Square's production API",
+    );
     assert.deepEqual(loadConfig({ ...live, PROCESSOR: "square" }).processors, ["square"]);
     assert.equal(loadConfig({}).processorCreateTimeoutMs, 8000);
     assert.equal(loadConfig({}).processorBreakerFailures, 5);

@@ -63,13 +63,13 @@ describe("a crash while the processor answers a create", () => {
   before(async () => {
     dataDir = await migratedDataDir("checkout-crash-");
     sandbox = await createSandbox({
-      stripe: { eventsUrl: () => undefined, webhookSecret: WEBHOOK_SECRET, apiKey: "sk_test_crash" },
-      square: {
-        eventsUrl: () => undefined,
-        signatureKey: "unused",
-        accessToken: "unused",
-        locationId: "LSANDBOX",
-      },
+      emulators: [
+        {
+          name: "stripe",
+          settings: { STRIPE_SECRET_KEY: "sk_test_crash", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+          eventsUrl: () => undefined,
+        },
+      ],
       logLevel: "silent",
     });
     await sandbox.app.listen({ port: 0, host: "127.0.0.1" });

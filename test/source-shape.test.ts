@@ -36,6 +36,14 @@ describe("the source tree's shape", () => {
     );
   });
 
+  it("names a processor only in its own folders: the catalog says the rest", () => {
+    const named = sources(join(process.cwd(), "src"))
+      .map((file) => file.slice(process.cwd().length + 1))
+      .filter((file) => !/^src\/(processor|sandbox)\/|^src\/openapi\/examples\.ts$/.test(file))
+      .filter((file) => /\b(stripe|square)/i.test(readFileSync(file, "utf8")));
+    assert.deepEqual(named, []);
+  });
+
   it("keeps tests where their sources are, no two of one name", () => {
     const tests = sources(join(process.cwd(), "test"))
       .filter((file) => file.endsWith(".test.ts"))

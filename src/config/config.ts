@@ -1,4 +1,6 @@
 import packageJson from "../../package.json" with { type: "json" };
+import { PROCESSOR_CATALOG } from "../processor/catalog.ts";
+import type { ProcessorDescriptor, ProcessorSettings } from "../processor/descriptor.ts";
 import {
   bad,
   ConfigError,
@@ -14,11 +16,6 @@ import {
   smtpUrl,
   trustProxy,
 } from "./values.ts";
-
-/** The processors PROCESSOR may name, as payments carry them. */
-export const PROCESSORS = ["stripe", "square"] as const;
-
-export type ConfiguredProcessor = (typeof PROCESSORS)[number];
 
 export interface Config {
   version: string;
@@ -43,25 +40,19 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   metricsToken: string | undefined;
-  /** PROCESSOR=sandbox: both processors, emulated by the built-in sandbox. */
+  /** PROCESSOR=sandbox: every processor the sandbox emulates, emulated by the built-in sandbox. */
   sandbox: boolean;
+  /** The processors the service knows (PROCESSOR_CATALOG unless a test adds its own). */
+  catalog: readonly ProcessorDescriptor[];
   /** The enabled processors in PROCESSOR's order: the installation's default route. */
-  processors: readonly ConfiguredProcessor[];
+  processors: readonly string[];
+  /**
+   * Each catalog processor's settings by variable name; in sandbox mode what is unset is the
+   * sandbox's own account, made per installation.
+   */
+  processorSettings: Readonly<Record<string, ProcessorSettings>>;
   sandboxPort: number;
   sandboxHost: string;
-  /** Unset in sandbox mode: the sandbox then makes its own per installation. */
-  stripeSecretKey: string | undefined;
-  stripeWebhookSecret: string | undefined;
-  stripeApiUrl: string | undefined;
-  square: {
-    /** Unset in sandbox mode, as Stripe's keys. */
-    accessToken: string | undefined;
-    locationId: string | undefined;
-    webhookSignatureKey: string | undefined;
-    apiUrl: string | undefined;
-    /** The notification URL as registered at Square: its signature covers it. */
-    webhookUrl: string;
-  };
   /** The longest one processor is given to answer a create before the next is tried. */
   processorCreateTimeoutMs: number;
   /** Unknown outcomes in a row that open a processor's breaker, and how long it stays open. */
@@ -98,7 +89,7 @@ export interface Config {
   logLevel: string;
   /**
    * SECRETS_KEY: the keys that seal secrets at rest, newest first (base64 of 32 bytes each,
-   * comma-separated). Unset in the sandbox: one is made in DATA_DIR. Required with Stripe.
+   * comma-separated). Unset in the sandbox: one is made in DATA_DIR. Required with a real processor.
    */
   secretsKeys: Buffer[] | undefined;
   /** Operators must sign in with a second factor (OPERATORS_REQUIRE_2FA=true). */
@@ -125,24 +116,46 @@ export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "
 export const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 /**
- * PROCESSOR: `sandbox` (both processors, emulated; the default route stripe,square), or a list of
- * real ones (`stripe`, `square`, `stripe,square`, `square,stripe`) whose order is the default route.
+ * PROCESSOR: `sandbox` (every processor the sandbox emulates, in the catalog's order), or a list of
+ * the catalog's processors whose order is the default route.
  */
-function processorList(env: Env): {
-  sandbox: boolean;
-  processors: ConfiguredProcessor[];
-  named: string;
-} {
+function processorList(
+  env: Env,
+  catalog: readonly ProcessorDescriptor[],
+): { sandbox: boolean; processors: string[]; named: string } {
   const named = (env.PROCESSOR || "sandbox").replace(/\s+/g, "");
-  if (named === "sandbox") return { sandbox: true, processors: [...PROCESSORS], named };
-  const names = named.split(",");
-  if (
-    names.some((name) => !(PROCESSORS as readonly string[]).includes(name)) ||
-    new Set(names).size !== names.length
-  ) {
-    throw bad("PROCESSOR", named, `sandbox, or a list of ${PROCESSORS.join(", ")}, e.g. "stripe,square"`);
+  if (named === "sandbox") {
+    return { sandbox: true, processors: catalog.filter((p) => p.sandbox).map((p) => p.name), named };
   }
-  return { sandbox: false, processors: names as ConfiguredProcessor[], named };
+  const known = catalog.map((processor) => processor.name);
+  const names = named.split(",");
+  if (names.some((name) => !known.includes(name)) || new Set(names).size !== names.length) {
+    throw bad("PROCESSOR", named, `sandbox, or a list of ${known.join(", ")}, e.g. "${known.join(",")}"`);
+  }
+  return { sandbox: false, processors: names, named };
+}
+
+/** Each processor's settings; a real processor's required ones must be set, URLs must be URLs. */
+function processorSettings(
+  env: Env,
+  catalog: readonly ProcessorDescriptor[],
+  enabled: { live: boolean; processors: readonly string[]; named: string },
+  publicUrl: string,
+): Record<string, ProcessorSettings> {
+  const settings: Record<string, ProcessorSettings> = {};
+  for (const processor of catalog) {
+    if (enabled.live && enabled.processors.includes(processor.name)) {
+      const missing = processor.settings.find((setting) => setting.required && !env[setting.name]);
+      if (missing) throw new ConfigError(`PROCESSOR=${enabled.named} needs ${missing.name}`);
+    }
+    settings[processor.name] = Object.fromEntries(
+      processor.settings.map((setting) => {
+        const value = env[setting.name] || setting.defaultFrom?.(publicUrl) || undefined;
+        return [setting.name, value && setting.url ? httpUrl(setting.name, value) : value];
+      }),
+    );
+  }
+  return settings;
 }
 
 /** SERVICE_ROLES: "api", "workers" or both (the default), comma-separated. */
@@ -185,14 +198,7 @@ export const ENVIRONMENT_VARIABLES = [
   "PROCESSOR",
   "SANDBOX_PORT",
   "SANDBOX_HOST",
-  "STRIPE_SECRET_KEY",
-  "STRIPE_WEBHOOK_SECRET",
-  "STRIPE_API_URL",
-  "SQUARE_ACCESS_TOKEN",
-  "SQUARE_LOCATION_ID",
-  "SQUARE_WEBHOOK_SIGNATURE_KEY",
-  "SQUARE_API_URL",
-  "SQUARE_WEBHOOK_URL",
+  ...PROCESSOR_CATALOG.flatMap((processor) => processor.settings.map((setting) => setting.name)),
   "PROCESSOR_CREATE_TIMEOUT_MS",
   "PROCESSOR_BREAKER_FAILURES",
   "PROCESSOR_BREAKER_SECONDS",
@@ -228,19 +234,15 @@ export const ENVIRONMENT_VARIABLES = [
 ] as const;
 
 /** Every setting, read and checked once; the first bad one stops the start with its own line. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(
+  env: Env = process.env,
+  catalog: readonly ProcessorDescriptor[] = PROCESSOR_CATALOG,
+): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const publicUrl = httpUrl("PUBLIC_URL", env.PUBLIC_URL || `http://localhost:${port}`);
-  const { sandbox, processors, named } = processorList(env);
+  const { sandbox, processors, named } = processorList(env, catalog);
   const live = !sandbox;
-  const required: Record<ConfiguredProcessor, string[]> = {
-    stripe: ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"],
-    square: ["SQUARE_ACCESS_TOKEN", "SQUARE_LOCATION_ID", "SQUARE_WEBHOOK_SIGNATURE_KEY"],
-  };
-  for (const processor of live ? processors : []) {
-    const missing = required[processor].find((name) => !env[name]);
-    if (missing) throw new ConfigError(`PROCESSOR=${named} needs ${missing}`);
-  }
+  const settingsOfProcessors = processorSettings(env, catalog, { live, processors, named }, publicUrl);
   // Each processor's own bounds are checked against it where the processors are made.
   const checkoutTtlSeconds = integer(env, "CHECKOUT_TTL_SECONDS", 1800, 1, 30 * 86400);
   const adminToken = env.ADMIN_TOKEN || undefined;
@@ -280,23 +282,12 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     metricsToken: env.METRICS_TOKEN || undefined,
     sandbox,
+    catalog,
     processors,
+    processorSettings: settingsOfProcessors,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
     // Loopback unless told otherwise: the sandbox has no auth on its simulation endpoints.
     sandboxHost: env.SANDBOX_HOST || "127.0.0.1",
-    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
-    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
-    stripeApiUrl: env.STRIPE_API_URL ? httpUrl("STRIPE_API_URL", env.STRIPE_API_URL) : undefined,
-    square: {
-      accessToken: env.SQUARE_ACCESS_TOKEN || undefined,
-      locationId: env.SQUARE_LOCATION_ID || undefined,
-      webhookSignatureKey: env.SQUARE_WEBHOOK_SIGNATURE_KEY || undefined,
-      apiUrl: env.SQUARE_API_URL ? httpUrl("SQUARE_API_URL", env.SQUARE_API_URL) : undefined,
-      webhookUrl: httpUrl(
-        "SQUARE_WEBHOOK_URL",
-        env.SQUARE_WEBHOOK_URL || `${publicUrl}/processor/webhooks/square`,
-      ),
-    },
     processorCreateTimeoutMs: integer(env, "PROCESSOR_CREATE_TIMEOUT_MS", 8000, 10, 14_000),
     processorBreakerFailures: integer(env, "PROCESSOR_BREAKER_FAILURES", 5, 1, 1000),
     processorBreakerMs: Math.round(seconds(env, "PROCESSOR_BREAKER_SECONDS", 30, 3600) * 1000),

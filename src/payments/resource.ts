@@ -1,5 +1,5 @@
 import { CURRENCIES } from "../platform/format/money.ts";
-import { PROCESSOR_NAMES } from "../processor/port.ts";
+import { PROCESSOR_NAMES } from "../processor/catalog.ts";
 import { visibleMetadata } from "./core/metadata.ts";
 import { PAYMENT_STATUSES } from "./core/status.ts";
 import type { PaymentResourceRow, PaymentRow } from "./core/store.ts";

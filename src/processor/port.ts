@@ -1,11 +1,10 @@
 // The processor as the payments module needs it, in neutral terms: open a checkout, look a payment
-// up, expire a checkout, refund, and read a verified event as an action. An adapter (Stripe today)
+// up, expire a checkout, refund, and read a verified event as an action. Each processor's adapter
 // maps its own API onto this; nothing outside its folder names a processor's types.
 import type { Currency } from "../platform/format/money.ts";
 
-/** The processors the service knows, by the name payments carry and the intake path names. */
-export const PROCESSOR_NAMES = ["stripe", "square"] as const;
-export type ProcessorName = (typeof PROCESSOR_NAMES)[number];
+/** A processor by the name payments carry and the intake path names: one of the catalog's. */
+export type ProcessorName = string;
 
 export interface CheckoutRequest {
   transactionId: string;
@@ -24,7 +23,8 @@ export interface CheckoutRequest {
 export interface Checkout {
   id: string;
   url: string;
-  status: "open" | "complete" | "expired";
+  /** Open to the customer; finished (the customer went through it); or expired (closed unused). */
+  status: "open" | "finished" | "expired";
   /** The processor took the customer's money. */
   paid: boolean;
   /** The processor's id of the payment made through this checkout, once there is one. */
@@ -83,7 +83,10 @@ export interface ProcessorEvent {
   currency: string | null;
 }
 
-/** Why a refund is made, in the service's own words; each adapter says it in its processor's. */
+/**
+ * Why a refund is made, in the merchant API's words (its contract's three values); each adapter
+ * says it in its processor's terms.
+ */
 export type RefundReason = "requested_by_customer" | "duplicate" | "fraudulent";
 
 export interface RefundRequest {
@@ -109,28 +112,33 @@ export interface ProcessorAdapter {
   /** The name payments carry in their `processor` column and the intake path carries. */
   readonly name: ProcessorName;
   readonly limits: ProcessorLimits;
+  /**
+   * What the processor must tell before it can take payments (Square: its location's currency).
+   * Resolves once known; rejects when the processor refuses the settings. Absent: ready at once.
+   */
+  start?(): Promise<void>;
   /** Whether the processor takes payments in this currency (lowercase ISO 4217). */
   takes(currency: Currency): boolean;
   /**
    * Opens a checkout. Throws ProcessorRefusedError for a definite refusal (nothing opened),
    * ProcessorUnavailableError when the outcome is unknown (one may have been opened).
    */
-  createCheckout(request: CheckoutRequest): Promise<Checkout>;
+  createCheckout(request: CheckoutRequest, signal?: AbortSignal): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */
-  lookUpCheckout(checkoutId: string): Promise<Checkout>;
-  /** Closes an open checkout; one already complete or expired is returned as it is. */
-  expireCheckout(checkoutId: string): Promise<Checkout>;
+  lookUpCheckout(checkoutId: string, signal?: AbortSignal): Promise<Checkout>;
+  /** Closes an open checkout; one already finished or expired is returned as it is. */
+  expireCheckout(checkoutId: string, signal?: AbortSignal): Promise<Checkout>;
   /** Null when the processor has no such payment. */
-  lookUpPayment(paymentRef: string): Promise<ProcessorPayment | null>;
+  lookUpPayment(paymentRef: string, signal?: AbortSignal): Promise<ProcessorPayment | null>;
   /** The transaction id a processor payment carries; null when there is no such payment. */
-  transactionIdOf(paymentRef: string): Promise<string | null>;
+  transactionIdOf(paymentRef: string, signal?: AbortSignal): Promise<string | null>;
   /**
    * Asks for a refund. Resolves when the processor accepted it; throws ProcessorRefusedError
    * when it definitely refused, ProcessorUnavailableError when the outcome is unknown. How long the
    * merchant waits is the caller's rule: it stops listening when it must.
    */
-  refund(request: RefundRequest): Promise<ProcessorRefund>;
-  lookUpRefund(processorRefundId: string): Promise<ProcessorRefund | null>;
+  refund(request: RefundRequest, signal?: AbortSignal): Promise<ProcessorRefund>;
+  lookUpRefund(processorRefundId: string, signal?: AbortSignal): Promise<ProcessorRefund | null>;
   /** Verifies the signature over the raw body and reads the event; throws InvalidEventError. */
   parseEvent(
     rawBody: Buffer,

@@ -1,13 +1,12 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import qs from "qs";
+import type { EmulatorFactory, EmulatorSettings } from "./emulator.ts";
 import { EventSender } from "./events.ts";
 import { FaultPlayer } from "./faults.ts";
 import { forgetCustomers } from "./forget.ts";
 import { escapeHtml, sendSandboxPage as sendPage } from "./page.ts";
 import { type CheckoutView, type ProcessorSimulation, SandboxError, TEST_CARDS } from "./simulation.ts";
-import { registerSquareApi } from "./square/api.ts";
-import { signSquare } from "./square/events.ts";
-import { SquarePayments } from "./square/payments.ts";
+import { squareEmulator } from "./square/emulator.ts";
 import {
   type CheckoutFault,
   type RefundFault,
@@ -15,25 +14,22 @@ import {
   SandboxState,
   type SandboxStore,
 } from "./state.ts";
-import { registerStripeApi } from "./stripe/api.ts";
-import { signStripe } from "./stripe/events.ts";
-import { StripePayments } from "./stripe/payments.ts";
+import { stripeEmulator } from "./stripe/emulator.ts";
+
+/** The processors the sandbox can stand in for, by the name their emulator goes by. */
+export const EMULATORS: Readonly<Record<SandboxProcessor, EmulatorFactory>> = {
+  stripe: stripeEmulator,
+  square: squareEmulator,
+};
 
 export interface SandboxOptions {
-  stripe: {
-    /** The one secret key the API accepts, as Stripe accepts only an account's own keys. */
-    apiKey: string;
-    webhookSecret: string;
-    /** Where signed events go: the service's /processor/webhooks/stripe. */
+  emulators: {
+    name: SandboxProcessor;
+    /** The account it accepts and signs with, by the processor's setting names. */
+    settings: EmulatorSettings;
+    /** Where its signed events go: the service's intake (the URL a signature may cover). */
     eventsUrl: () => string | undefined;
-  };
-  square: {
-    accessToken: string;
-    locationId: string;
-    signatureKey: string;
-    /** Where signed events go (the notification URL their signature covers). */
-    eventsUrl: () => string | undefined;
-  };
+  }[];
   logLevel?: string;
   eventRetryDelaysMs?: number[];
   /** Where objects are kept across restarts; without one the sandbox forgets everything when stopped. */
@@ -50,8 +46,6 @@ export interface Sandbox {
   state: SandboxState;
   /** The processor whose checkout, payment or dispute this id is. */
   simulationOf(id: string): ProcessorSimulation | undefined;
-  stripe: StripePayments;
-  square: SquarePayments;
   /** The processor's own erasure: these customers leave its objects and recorded requests. */
   forgetCustomers(emails: readonly string[]): Promise<void>;
 }
@@ -114,18 +108,28 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       log: app.log,
       ...(options.eventRetryDelaysMs && { retryDelaysMs: options.eventRetryDelaysMs }),
     });
-  const stripeEvents = sender(options.stripe.eventsUrl, signStripe(options.stripe.webhookSecret));
-  const squareEvents = sender(options.square.eventsUrl, signSquare(options.square.signatureKey));
-  const stripe = new StripePayments(state, stripeEvents);
-  const square = new SquarePayments(state, squareEvents);
-  const simulations: ProcessorSimulation[] = [stripe, square];
+  const senders: EventSender[] = [];
+  const emulators = options.emulators.map(({ name, settings, eventsUrl }) =>
+    EMULATORS[name]({
+      state,
+      faults,
+      settings,
+      events: (sign) => {
+        const events = sender(eventsUrl, sign);
+        senders.push(events);
+        return events;
+      },
+    }),
+  );
+  const simulations = emulators.map((emulator) => emulator.simulation);
   const simulationOf = (id: string) => simulations.find((simulation) => simulation.owns(id));
   const simulationFor = (id: string): ProcessorSimulation => {
     const simulation = simulationOf(id);
     if (!simulation) throw new SandboxError(404, `No such object: '${id}'`);
     return simulation;
   };
-  const viewOf = (id: string) => stripe.checkoutView(id) ?? square.checkoutView(id);
+  const viewOf = (id: string) =>
+    simulations.map((simulation) => simulation.checkoutView(id)).find((view) => view !== undefined);
 
   // Stripe's API and the test page's form both post form-encoded bodies, nested the way Stripe's are.
   app.addContentTypeParser(
@@ -137,7 +141,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   );
   app.addHook("preClose", async () => faults.releaseAll());
   app.addHook("onClose", async () => {
-    await Promise.all([stripeEvents.close(), squareEvents.close()]);
+    await Promise.all(senders.map((events) => events.close()));
   });
   // Every change is stored before its request is answered.
   app.addHook("onSend", async () => state.flush());
@@ -150,14 +154,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     return reply.code(statusCode).send({ error: { message: (error as Error).message } });
   });
 
-  registerStripeApi(app, { state, payments: stripe, apiKey: options.stripe.apiKey, faults });
-  registerSquareApi(app, {
-    state,
-    payments: square,
-    accessToken: options.square.accessToken,
-    locationId: options.square.locationId,
-    faults,
-  });
+  for (const emulator of emulators) emulator.registerApi(app);
 
   // --- Hosted test checkout page, for either processor's checkout ---------------------------
   app.get<{ Params: { id: string } }>("/checkout/:id", async (request, reply) => {
@@ -255,7 +252,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           minProperties: 1,
           anyOf: [{ required: ["checkouts"] }, { required: ["refunds"] }],
           properties: {
-            processor: { type: "string", enum: ["stripe", "square"] },
+            processor: { type: "string", enum: Object.keys(EMULATORS) },
             checkouts: faultSchema(CHECKOUT_FAULT_MODES),
             refunds: faultSchema(REFUND_FAULT_MODES),
           },
@@ -310,8 +307,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     app,
     state,
     simulationOf,
-    stripe,
-    square,
     async forgetCustomers(emails) {
       forgetCustomers(state, emails);
       await state.flush();

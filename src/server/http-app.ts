@@ -12,7 +12,10 @@ import type { Metrics } from "../platform/metrics/metrics.ts";
 
 export function createHttpApp(config: Config): FastifyInstance {
   return Fastify({
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(
+      config.logLevel,
+      config.catalog.flatMap((processor) => processor.hiddenHeaders),
+    ),
     bodyLimit: 64 * 1024,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),

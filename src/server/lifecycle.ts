@@ -160,7 +160,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
         app.log.warn(
           { publicUrl: config.publicUrl },
           "THE SANDBOX PROCESSOR IS RUNNING while PUBLIC_URL is not local: no real money moves and any " +
-            "payment can be completed by hand. Set PROCESSOR=stripe (or square) for a real installation.",
+            `payment can be completed by hand. Set PROCESSOR to ${config.catalog.map((p) => p.name).join(" or ")} ` +
+            "for a real installation.",
         );
       }
     }

@@ -1,6 +1,8 @@
 import Stripe from "stripe";
 import { type Config, loadConfig } from "../../src/config/config.ts";
 import type { Database } from "../../src/platform/db/database.ts";
+import { PROCESSOR_CATALOG } from "../../src/processor/catalog.ts";
+import type { ProcessorDescriptor } from "../../src/processor/descriptor.ts";
 import type { ProcessorAdapter } from "../../src/processor/port.ts";
 import { type RunningService, startService } from "../../src/server/lifecycle.ts";
 import type { Resolver } from "../../src/webhooks/safe-connect.ts";
@@ -77,30 +79,36 @@ export async function startTestService(
   env: Record<string, string> = {},
   options: {
     processors?: ProcessorAdapter[];
+    /** The processors the service knows: the catalog, unless a test brings one of its own. */
+    catalog?: readonly ProcessorDescriptor[];
     workers?: boolean;
     db?: Database;
     webhookResolver?: Resolver;
   } = {},
 ): Promise<TestService> {
-  const config = loadConfig({
-    PORT: "0",
-    SANDBOX_PORT: "0",
-    LOG_LEVEL: "silent",
-    ADMIN_TOKEN,
-    RATE_LIMIT_MAX: "1000000",
-    AUTH_FAILURES_PER_MINUTE: "1000000",
-    EXPIRY_SWEEP_INTERVAL_MS: "60000",
-    WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.1",
-    WEBHOOK_TIMEOUT_MS: "1000",
-    FALLBACK_URL: "https://fallback.example.com",
-    SHUTDOWN_GRACE_SECONDS: "0",
-    // The sandbox accepts only its account's key; tests that call its API directly use this one.
-    STRIPE_SECRET_KEY: "sk_test_suite",
-    SECRETS_KEY: TEST_SECRETS_KEY,
-    ...env,
-  });
-  const db = options.db ?? (await createTestDatabase()).db;
-  const running = await startService(config, { ...options, db });
+  const { catalog = PROCESSOR_CATALOG, ...startOptions } = options;
+  const config = loadConfig(
+    {
+      PORT: "0",
+      SANDBOX_PORT: "0",
+      LOG_LEVEL: "silent",
+      ADMIN_TOKEN,
+      RATE_LIMIT_MAX: "1000000",
+      AUTH_FAILURES_PER_MINUTE: "1000000",
+      EXPIRY_SWEEP_INTERVAL_MS: "60000",
+      WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.1",
+      WEBHOOK_TIMEOUT_MS: "1000",
+      FALLBACK_URL: "https://fallback.example.com",
+      SHUTDOWN_GRACE_SECONDS: "0",
+      // The sandbox accepts only its account's key; tests that call its API directly use this one.
+      STRIPE_SECRET_KEY: "sk_test_suite",
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      ...env,
+    },
+    catalog,
+  );
+  const db = startOptions.db ?? (await createTestDatabase()).db;
+  const running = await startService(config, { ...startOptions, db });
 
   const request = async (
     method: string,
@@ -158,7 +166,7 @@ export async function startTestService(
       api(group, "POST", "/api/v1/payments/create", validPayment(overrides), headers),
     processorClient: () => {
       const sandbox = new URL(running.sandboxUrl as string);
-      return new Stripe(config.stripeSecretKey as string, {
+      return new Stripe(config.processorSettings.stripe?.STRIPE_SECRET_KEY as string, {
         host: sandbox.hostname,
         port: sandbox.port,
         protocol: "http",

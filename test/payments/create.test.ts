@@ -181,7 +181,9 @@ describe("POST /api/v1/payments/create", () => {
           [id],
         );
         assert.equal(row?.webhook_url, null, "no webhook may go to an unreachable host");
-        await service.sandbox?.stripe.attempt(response.body.data.sessionId, "succeeded");
+        await service.sandbox
+          ?.simulationOf(response.body.data.sessionId)
+          ?.attempt(response.body.data.sessionId, "succeeded");
         const token = response.body.data.paymentUrl.split("/pay/")[1];
         const back = await service.request("GET", `/return/${token}`);
         assert.equal(back.status, 303);

@@ -8,7 +8,7 @@ import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-const OTHER: Record<ProcessorName, ProcessorName> = { stripe: "square", square: "stripe" };
+const OTHER: Record<"stripe" | "square", "stripe" | "square"> = { stripe: "square", square: "stripe" };
 
 /** The checkouts each processor holds for one transaction, with their state at the processor. */
 function checkoutsOf(service: TestService, transactionId: string) {

@@ -112,7 +112,7 @@ describe("GET and DELETE /api/v1/payments/:id", () => {
       assert.deepEqual((await read(id)).body.data, before);
 
       const paid = (await service.createPayment(group)).body.data;
-      service.sandbox?.stripe.attempt(paid.sessionId, "succeeded");
+      service.sandbox?.simulationOf(paid.sessionId)?.attempt(paid.sessionId, "succeeded");
       await service.request("GET", new URL(paid.paymentUrl).pathname.replace("/pay/", "/return/"));
       const refused = await service.api(group, "DELETE", `/api/v1/payments/${paid.transactionId}`);
       assert.equal(refused.body.error.code, "ALREADY_COMPLETED");

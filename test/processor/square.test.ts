@@ -68,7 +68,7 @@ describe("payments through Square", () => {
     assert.equal(link.pre_populated_data.buyer_email, "jane@example.com");
     assert.ok(link.checkout_options.redirect_url.startsWith(`${service.url}/return/`));
     const [call] = squareCalls("POST", "/v2/online-checkout/payment-links");
-    assert.equal(call?.idempotencyKey, `checkout-session-${created.transactionId}`);
+    assert.equal(call?.idempotencyKey, `checkout-${created.transactionId}`);
     // The customer's link leads to the sandbox's page for this Square link, with its line item.
     const forwarded = await service.request("GET", new URL(created.paymentUrl).pathname);
     assert.equal(forwarded.headers.get("location"), `${service.sandboxUrl}/checkout/${created.sessionId}`);
@@ -213,7 +213,7 @@ describe("payments through Square", () => {
       outcome: "succeeded",
       silent: true,
     });
-    const paymentId = sandbox().square.paymentOf(created.sessionId) as string;
+    const paymentId = sandbox().simulationOf(created.sessionId)?.paymentOf(created.sessionId) as string;
     await service.sandboxPost(`/sandbox/payment_intents/${paymentId}/refund`, { amount: 1500, silent: true });
     const lookups = squareCalls("GET", `/v2/payments/${paymentId}`).length;
     const run = await service.admin("POST", "/admin/v1/reconciliation/runs", {
@@ -267,7 +267,7 @@ describe("payments through Square", () => {
 
   const squareToken = async () => {
     const { sandboxAccounts } = await import("../../src/server/processors.ts");
-    return (await sandboxAccounts(service.config, service.services.db, service.services.box))
-      .squareAccessToken;
+    return (await sandboxAccounts(service.config, service.services.db, service.services.box)).square
+      ?.SQUARE_ACCESS_TOKEN;
   };
 });

@@ -34,11 +34,15 @@ describe("the sandbox processor's defaults are safe", () => {
 
   it("accepts only its account's secret key", async () => {
     assert.equal((await sessionsApi("sk_test_anyone", session())).status, 401);
-    assert.equal((await sessionsApi(service.config.stripeSecretKey as string, session())).status, 200);
+    assert.equal(
+      (await sessionsApi(service.config.processorSettings.stripe?.STRIPE_SECRET_KEY as string, session()))
+        .status,
+      200,
+    );
   });
 
   it("accepts only http(s) redirect URLs, so its page never links to javascript:", async () => {
-    const key = service.config.stripeSecretKey as string;
+    const key = service.config.processorSettings.stripe?.STRIPE_SECRET_KEY as string;
     for (const overrides of [{ cancel_url: "javascript:alert(1)" }, { success_url: "data:text/html,x" }]) {
       const response = await sessionsApi(key, session(overrides));
       assert.equal(response.status, 400, JSON.stringify(overrides));

@@ -271,7 +271,7 @@ describe("webhook delivery", () => {
       `${service.sandboxUrl}/v1/checkout/sessions/${expiring.sessionId}/expire`,
       {
         method: "POST",
-        headers: { authorization: `Bearer ${service.config.stripeSecretKey}` },
+        headers: { authorization: `Bearer ${service.config.processorSettings.stripe?.STRIPE_SECRET_KEY}` },
       },
     );
     assert.equal(stripeExpire.status, 200);

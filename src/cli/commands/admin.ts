@@ -1,6 +1,6 @@
 // The operator's commands: the admin API with the admin token (--token, default $ADMIN_TOKEN).
 import { type Command, Option } from "commander";
-import { routesFromText } from "../../payments/routing/text.ts";
+import { ROUTES_EXAMPLE, routesFromText } from "../../payments/routing/text.ts";
 import { CliError } from "../api-client.ts";
 import { admin, globals, isoTime, out, wholeNumber } from "../context.ts";
 
@@ -55,7 +55,7 @@ export function adminCommands(program: Command): void {
     .argument("<groupId>")
     .option(
       "--set <routes>",
-      "routes separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR, e.g. 'usd:square,stripe;stripe'",
+      `routes separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR, e.g. '${ROUTES_EXAMPLE}'`,
     )
     .action(async (groupId: string, options: { set?: string }, command: Command) => {
       const api = admin(command);

@@ -9,8 +9,8 @@ export function developmentCommands(program: Command): void {
   program
     .command("sandbox")
     .description(
-      "run the sandbox processors (Stripe's and Square's) alone on SANDBOX_PORT, with the installation's " +
-        "sandbox keys (from DATABASE_URL/DATA_DIR, or STRIPE_*/SQUARE_* when set); events go to PUBLIC_URL",
+      "run the sandbox's emulated processors alone on SANDBOX_PORT, with the installation's sandbox keys " +
+        "(from DATABASE_URL/DATA_DIR, or each processor's own settings when set); events go to PUBLIC_URL",
     )
     .action(async (_options, command: Command) => {
       const [
@@ -37,8 +37,8 @@ export function developmentCommands(program: Command): void {
       await sandbox.app.listen({ port: config.sandboxPort, host: config.sandboxHost });
       out(command)({
         sandboxUrl: `http://${config.sandboxHost}:${config.sandboxPort}`,
-        eventsTo: `${config.publicUrl}/processor/webhooks/{stripe,square}`,
-        message: "the service must use the same database (or the same STRIPE_*/SQUARE_* keys) to talk to it",
+        eventsTo: `${config.publicUrl}/processor/webhooks/{${Object.keys(accounts).join(",")}}`,
+        message: "the service must use the same database (or the same processor keys) to talk to it",
       });
       const stop = () =>
         void sandbox.app

@@ -4,7 +4,7 @@ import type { Role } from "../../accounts/principal.ts";
 import { displayName, siteUrl } from "../../merchants/routes/schemas.ts";
 import type { MerchantsService } from "../../merchants/service.ts";
 import type { ProcessorRouting } from "../../payments/routing/service.ts";
-import { routesAsText, routesFromText } from "../../payments/routing/text.ts";
+import { ROUTES_EXAMPLE, routesAsText, routesFromText } from "../../payments/routing/text.ts";
 import { ApiError } from "../../platform/http/errors.ts";
 import { uuidParam } from "../../platform/http/schemas.ts";
 import { auditBy, auditContext } from "../kit/audit.ts";
@@ -134,7 +134,7 @@ ${users.map((user) => html`<tr><td>${user.email}${user.pending ? html` <span cla
           : html`The installation's default route: <span class="mono">${routing.defaultRoute.join(",")}</span>`
       }</p>
 <form method="post" action="${base}/routing" class="card row">${csrfField(reply)}
-<div><label for="routes">Routes (<span class="mono">usd:square,stripe;stripe</span>; empty: the default)</label><input id="routes" name="routes" class="mono" maxlength="500" value="${routesAsText(routes.routes)}"></div>
+<div><label for="routes">Routes (<span class="mono">${ROUTES_EXAMPLE}</span>; empty: the default)</label><input id="routes" name="routes" class="mono" maxlength="500" value="${routesAsText(routes.routes)}"></div>
 <div><button type="submit">Save routing</button></div></form>
 <h2>API keys</h2>
 <div class="table-wrap"><table><thead><tr><th>Public key</th><th>Created</th><th>State</th><th><span class="skip">Action</span></th></tr></thead><tbody>

@@ -140,7 +140,7 @@ export class PaymentCreation {
       returnUrl: `${safeSite.url}/return/${plan.linkToken}`,
       expiresAt: plan.expiresAt,
       // The same for a retry of the same plan, so the processor answers with the same checkout.
-      idempotencyKey: `checkout-session-${id}`,
+      idempotencyKey: `checkout-${id}`,
     };
     const tried = await this.failover.open(groupId, processors, request);
     const payment: NewPayment = {

@@ -9,6 +9,7 @@ import {
   uuidParam,
 } from "../../platform/http/schemas.ts";
 import { recoverBodySchema, storableTime } from "../../platform/http/window.ts";
+import { PROCESSOR_NAMES } from "../../processor/catalog.ts";
 import type { OrphanRefunds } from "../reconciliation/orphans.ts";
 import type { Reconciliation } from "../reconciliation/service.ts";
 import type { Refunds } from "../refunds/service.ts";
@@ -128,7 +129,7 @@ const reconciliationRoutes: FastifyPluginAsync<{
             ],
             properties: {
               itemId: { type: "string" },
-              processor: { type: "string", enum: ["stripe", "square"] },
+              processor: { type: "string", enum: [...PROCESSOR_NAMES] },
               processorPaymentId: { type: "string" },
               processorRefundId: { type: "string" },
               amount: { type: "integer", description: "Minor units" },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { byAdminToken } from "../../platform/audit/store.ts";
 import { CURRENCIES } from "../../platform/format/money.ts";
 import { adminSecurity, errorResponses, successEnvelope, uuidParam } from "../../platform/http/schemas.ts";
-import { PROCESSOR_NAMES } from "../../processor/port.ts";
+import { PROCESSOR_NAMES } from "../../processor/catalog.ts";
 import type { ProcessorRouting } from "../routing/service.ts";
 
 const params = {

@@ -1,6 +1,11 @@
-// Routes written as one line, as the CLI's --set and the console's form take them:
-// "usd:square,stripe;stripe" (routes separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR).
+// Routes written as one line, as the CLI's --set and the console's form take them: routes
+// separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR.
+import { PROCESSOR_NAMES } from "../../processor/catalog.ts";
 import type { ProcessorRoute } from "./service.ts";
+
+const [first = "", second = first] = PROCESSOR_NAMES;
+/** A line that shows the form with the catalog's processors: usd to the second, then the first; the rest to the first. */
+export const ROUTES_EXAMPLE = `usd:${second},${first};${first}`;
 
 /** The routes a line names, as the routing API takes them; the service checks every name. */
 export function routesFromText(text: string): { currency?: string; processors: string[] }[] {

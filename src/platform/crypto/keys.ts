@@ -1,6 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../../config/config.ts";
 import { newSecretsKey, SecretBox } from "./secret-box.ts";
 
 /**
@@ -9,7 +8,7 @@ import { newSecretsKey, SecretBox } from "./secret-box.ts";
  * `madeKeyFile` is the key file this call made, if it made one: a start that finds the database's
  * secrets sealed with another key removes it again, so the right key's file can be put back.
  */
-export function secretBoxFor(config: Pick<Config, "secretsKeys" | "dataDir">): {
+export function secretBoxFor(config: { secretsKeys: readonly Buffer[] | undefined; dataDir: string }): {
   box: SecretBox;
   madeKeyFile: string | undefined;
 } {

@@ -1,21 +1,20 @@
-import type { Config } from "../../config/config.ts";
 import { type Database, postgresDatabase } from "./database.ts";
 import { openEmbeddedDatabase } from "./embedded.ts";
 import { withReadReplica } from "./read-replica.ts";
 
-export async function openDatabase(
-  config: Pick<
-    Config,
-    | "databaseUrl"
-    | "dataDir"
-    | "databaseStatementTimeoutMs"
-    | "databaseLockTimeoutMs"
-    | "databasePoolMode"
-    | "databaseListenUrl"
-    | "databaseReadUrl"
-    | "databaseReadMaxLagMs"
-  >,
-): Promise<Database> {
+/** The database settings, as the configuration reads them (DATABASE_URL, DATA_DIR, …). */
+export interface DatabaseSettings {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databaseStatementTimeoutMs: number;
+  databaseLockTimeoutMs: number;
+  databasePoolMode: "session" | "transaction";
+  databaseListenUrl: string | undefined;
+  databaseReadUrl: string | undefined;
+  databaseReadMaxLagMs: number;
+}
+
+export async function openDatabase(config: DatabaseSettings): Promise<Database> {
   if (!config.databaseUrl) return openEmbeddedDatabase(config.dataDir);
   const options = {
     statementTimeoutMs: config.databaseStatementTimeoutMs,

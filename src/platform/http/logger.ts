@@ -1,11 +1,13 @@
 import type { FastifyServerOptions } from "fastify";
 import { tracing } from "../telemetry/tracing.ts";
 
-/** Secrets that may appear in request headers or logged objects; never written out. */
-export const REDACTED_PATHS = [
+/**
+ * Secrets that may appear in request headers or logged objects; never written out. Each processor
+ * adds the headers its own events carry signatures in.
+ */
+const REDACTED_PATHS = [
   'req.headers["x-secret-key"]',
   "req.headers.authorization",
-  'req.headers["stripe-signature"]',
   "secretKey",
   "webhookSecret",
   "adminToken",
@@ -67,13 +69,18 @@ export function loggedUrl(url: string): string {
 /** JSON lines for machines; on a terminal, readable lines (pino-pretty, in a worker thread). */
 export function loggerOptions(
   level: string,
+  /** Request headers that carry a secret or a signature (lower case). */
+  hiddenHeaders: readonly string[],
   pretty = process.stdout.isTTY === true,
 ): Exclude<FastifyServerOptions["logger"], boolean | undefined> {
   return {
     level,
     // While traces are on, a line written inside a request names its trace and span.
     ...(tracing().on && { mixin: () => tracing().logFields() }),
-    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    redact: {
+      paths: [...REDACTED_PATHS, ...hiddenHeaders.map((header) => `req.headers[${JSON.stringify(header)}]`)],
+      censor: "[redacted]",
+    },
     serializers: {
       // A link's token is as good as the link: never in the log.
       req: (request: { method: string; url: string; id: string }) => ({

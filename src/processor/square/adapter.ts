@@ -75,6 +75,9 @@ function unavailable(what: string, error: unknown): ProcessorUnavailableError {
   });
 }
 
+/** The SDK's options of one request: the call's signal stops it, and the SDK's retries with it. */
+const requestOptions = (abortSignal: AbortSignal | undefined) => (abortSignal ? { abortSignal } : {});
+
 /** Any failure to talk to Square, as the neutral unavailable error. */
 async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
@@ -91,16 +94,11 @@ const paymentIdOf = (order: Square.Order | undefined): string | null => {
   return tender?.paymentId ?? tender?.id ?? null;
 };
 
-export interface SquareAdapter extends ProcessorAdapter {
-  /** Reads the location's currency; resolves once known, rejects on a definite refusal. */
-  readonly ready: Promise<void>;
-}
-
 /**
  * Square through its official SDK: a checkout is a payment link whose order carries
  * our transaction id as `reference_id`. Links do not expire at Square: expiring one deletes it.
  */
-export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
+export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
   const client = new SquareClient({
     token: options.accessToken,
     baseUrl: options.apiUrl ?? SQUARE_PRODUCTION_API,
@@ -130,26 +128,35 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
     };
     void readLocation();
   });
-  // A failure is reported through `ready`; nobody else needs to hear it.
+  // A failure is reported through `start`; nobody else needs to hear it.
   ready.catch(() => {});
 
-  const orderOf = async (orderId: string | undefined): Promise<Square.Order | undefined> =>
-    orderId ? (await client.orders.get({ orderId })).order : undefined;
+  const orderOf = async (
+    orderId: string | undefined,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<Square.Order | undefined> =>
+    orderId ? (await client.orders.get({ orderId }, requestOptions(abortSignal))).order : undefined;
 
   const toCheckout = (link: Square.PaymentLink, order: Square.Order | undefined): Checkout => {
     const paid = order?.state === "COMPLETED" || (order?.tenders?.length ?? 0) > 0;
     return {
       id: link.id ?? "",
       url: link.url ?? link.longUrl ?? "",
-      status: paid ? "complete" : order?.state === "CANCELED" ? "expired" : "open",
+      status: paid ? "finished" : order?.state === "CANCELED" ? "expired" : "open",
       paid,
       paymentRef: paid ? paymentIdOf(order) : null,
     };
   };
 
-  const retrieveLink = async (linkId: string): Promise<Square.PaymentLink> => {
+  const retrieveLink = async (
+    linkId: string,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<Square.PaymentLink> => {
     try {
-      const { paymentLink } = await client.checkout.paymentLinks.get({ id: linkId });
+      const { paymentLink } = await client.checkout.paymentLinks.get(
+        { id: linkId },
+        requestOptions(abortSignal),
+      );
       if (!paymentLink) throw new CheckoutNotFoundError(`checkout ${linkId} does not exist`);
       return paymentLink;
     } catch (error) {
@@ -161,29 +168,33 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
   return {
     name: "square",
     limits: SQUARE_LIMITS,
-    ready,
+    /** Resolves once the location's currency is known; rejects when Square refuses the settings. */
+    start: () => ready,
     takes: (currency) => currency === locationCurrency,
-    async createCheckout(request: CheckoutRequest): Promise<Checkout> {
+    async createCheckout(request: CheckoutRequest, abortSignal): Promise<Checkout> {
       try {
-        const answer = await client.checkout.paymentLinks.create({
-          idempotencyKey: request.idempotencyKey,
-          order: {
-            locationId: options.locationId,
-            referenceId: request.transactionId,
-            lineItems: [
-              {
-                name: request.lineItemName,
-                quantity: "1",
-                basePriceMoney: {
-                  amount: BigInt(request.amount),
-                  currency: request.currency.toUpperCase() as Square.Currency,
+        const answer = await client.checkout.paymentLinks.create(
+          {
+            idempotencyKey: request.idempotencyKey,
+            order: {
+              locationId: options.locationId,
+              referenceId: request.transactionId,
+              lineItems: [
+                {
+                  name: request.lineItemName,
+                  quantity: "1",
+                  basePriceMoney: {
+                    amount: BigInt(request.amount),
+                    currency: request.currency.toUpperCase() as Square.Currency,
+                  },
                 },
-              },
-            ],
+              ],
+            },
+            checkoutOptions: { redirectUrl: request.returnUrl },
+            prePopulatedData: { buyerEmail: request.customerEmail },
           },
-          checkoutOptions: { redirectUrl: request.returnUrl },
-          prePopulatedData: { buyerEmail: request.customerEmail },
-        });
+          requestOptions(abortSignal),
+        );
         const link = answer.paymentLink;
         if (!link?.id) throw new Error("Square answered without a payment link");
         return toCheckout(link, answer.relatedResources?.orders?.[0]);
@@ -191,30 +202,31 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
         throw moneyCallError("checkout create", error, outcomeOf(error));
       }
     },
-    lookUpCheckout: (linkId) =>
+    lookUpCheckout: (linkId, abortSignal) =>
       ask("checkout retrieve", async () => {
-        const link = await retrieveLink(linkId);
-        return toCheckout(link, await orderOf(link.orderId));
+        const link = await retrieveLink(linkId, abortSignal);
+        return toCheckout(link, await orderOf(link.orderId, abortSignal));
       }),
     // Deleting a link cancels its order; a payment that completed first wins.
-    expireCheckout: (linkId) =>
+    expireCheckout: (linkId, abortSignal) =>
       ask("checkout expire", async () => {
-        const link = await retrieveLink(linkId);
-        const before = toCheckout(link, await orderOf(link.orderId));
+        const link = await retrieveLink(linkId, abortSignal);
+        const before = toCheckout(link, await orderOf(link.orderId, abortSignal));
         if (before.status !== "open") return before;
         try {
-          await client.checkout.paymentLinks.delete({ id: linkId });
+          await client.checkout.paymentLinks.delete({ id: linkId }, requestOptions(abortSignal));
         } catch (error) {
           if (!isMissing(error)) throw error;
         }
-        const after = toCheckout(link, await orderOf(link.orderId));
+        const after = toCheckout(link, await orderOf(link.orderId, abortSignal));
         return after.paid ? after : { ...after, status: "expired" };
       }),
-    lookUpPayment: (paymentRef) =>
+    lookUpPayment: (paymentRef, abortSignal) =>
       ask("payment look-up", async (): Promise<ProcessorPayment | null> => {
         let payment: Square.Payment | undefined;
         try {
-          payment = (await client.payments.get({ paymentId: paymentRef })).payment;
+          payment = (await client.payments.get({ paymentId: paymentRef }, requestOptions(abortSignal)))
+            .payment;
         } catch (error) {
           if (isMissing(error)) return null;
           throw error;
@@ -222,12 +234,16 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
         if (!payment) return null;
         const refunds = await Promise.all(
           (payment.refundIds ?? []).map(async (refundId) => {
-            const { refund } = await client.refunds.get({ refundId });
+            const { refund } = await client.refunds.get({ refundId }, requestOptions(abortSignal));
             return refund;
           }),
         );
         const disputes: ProcessorDispute[] = [];
-        for await (const dispute of await client.disputes.list({ locationId: options.locationId })) {
+        const list = await client.disputes.list(
+          { locationId: options.locationId },
+          requestOptions(abortSignal),
+        );
+        for await (const dispute of list) {
           if (dispute.disputedPayment?.paymentId !== paymentRef) continue;
           disputes.push({
             id: dispute.id ?? dispute.disputeId ?? "",
@@ -243,39 +259,48 @@ export function squareAdapter(options: SquareAdapterOptions): SquareAdapter {
           disputes,
         };
       }),
-    transactionIdOf: (paymentRef) =>
+    transactionIdOf: (paymentRef, abortSignal) =>
       ask("payment retrieve", async () => {
         try {
-          const { payment } = await client.payments.get({ paymentId: paymentRef });
-          return (await orderOf(payment?.orderId))?.referenceId ?? null;
+          const { payment } = await client.payments.get(
+            { paymentId: paymentRef },
+            requestOptions(abortSignal),
+          );
+          return (await orderOf(payment?.orderId, abortSignal))?.referenceId ?? null;
         } catch (error) {
           if (isMissing(error)) return null;
           throw error;
         }
       }),
-    async refund(request): Promise<ProcessorRefund> {
+    async refund(request, abortSignal): Promise<ProcessorRefund> {
       const payment = await ask("payment retrieve", () =>
-        client.payments.get({ paymentId: request.paymentRef }),
+        client.payments.get({ paymentId: request.paymentRef }, requestOptions(abortSignal)),
       );
       const currency = payment.payment?.amountMoney?.currency;
       if (!currency) throw new ProcessorRefusedError(`Square has no payment ${request.paymentRef}`);
       try {
-        const { refund } = await client.refunds.refundPayment({
-          idempotencyKey: request.idempotencyKey,
-          paymentId: request.paymentRef,
-          amountMoney: { amount: BigInt(request.amount), currency },
-          ...(request.reason && { reason: SQUARE_REFUND_REASON[request.reason] }),
-        });
+        const { refund } = await client.refunds.refundPayment(
+          {
+            idempotencyKey: request.idempotencyKey,
+            paymentId: request.paymentRef,
+            amountMoney: { amount: BigInt(request.amount), currency },
+            ...(request.reason && { reason: SQUARE_REFUND_REASON[request.reason] }),
+          },
+          requestOptions(abortSignal),
+        );
         if (!refund) throw new Error("Square answered without a refund");
         return fromSdkRefund(refund);
       } catch (error) {
         throw moneyCallError("refund", error, outcomeOf(error));
       }
     },
-    lookUpRefund: (processorRefundId) =>
+    lookUpRefund: (processorRefundId, abortSignal) =>
       ask("refund retrieve", async () => {
         try {
-          const { refund } = await client.refunds.get({ refundId: processorRefundId });
+          const { refund } = await client.refunds.get(
+            { refundId: processorRefundId },
+            requestOptions(abortSignal),
+          );
           return refund ? fromSdkRefund(refund) : null;
         } catch (error) {
           if (isMissing(error)) return null;

@@ -15,7 +15,7 @@ import {
   type UnknownOutcome,
 } from "../port.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
-import { UndiciHttpClient } from "./undici-http-client.ts";
+import { requestSignal, UndiciHttpClient } from "./undici-http-client.ts";
 
 export interface StripeAdapterOptions {
   secretKey: string;
@@ -45,7 +45,7 @@ function toCheckout(session: Stripe.Checkout.Session): Checkout {
   return {
     id: session.id,
     url: session.url ?? "",
-    status: session.status === "complete" ? "complete" : session.status === "expired" ? "expired" : "open",
+    status: session.status === "complete" ? "finished" : session.status === "expired" ? "expired" : "open",
     paid: session.payment_status === "paid",
     paymentRef: idOf(session.payment_intent),
   };
@@ -77,20 +77,21 @@ function outcomeOf(error: unknown): "refused" | UnknownOutcome {
  * request, formatted at once, only to append it to its own errors; that was 5 % of a create's CPU.
  * Our errors carry the SDK's as their cause, and our own stack is taken outside this window.
  */
-function withoutCallSiteStack<T>(call: () => Promise<T>): Promise<T> {
+function withoutCallSiteStack<T>(call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return call();
+    // The signal reaches every request of the call, retries included, through the HTTP client.
+    return signal ? requestSignal.run(signal, call) : call();
   } finally {
     Error.stackTraceLimit = limit;
   }
 }
 
 /** Any failure to talk to the processor, as the neutral unavailable error. */
-async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
+async function ask<T>(what: string, call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   try {
-    return await withoutCallSiteStack(call);
+    return await withoutCallSiteStack(call, signal);
   } catch (error) {
     if (error instanceof CheckoutNotFoundError) throw error;
     const outcome = outcomeOf(error);
@@ -137,115 +138,136 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
     limits: STRIPE_LIMITS,
     // Stripe takes every currency the service does.
     takes: () => true,
-    async createCheckout(request: CheckoutRequest): Promise<Checkout> {
+    async createCheckout(request: CheckoutRequest, signal): Promise<Checkout> {
       try {
-        const session = await withoutCallSiteStack(() =>
-          stripe.checkout.sessions.create(
-            {
-              mode: "payment",
-              line_items: [
-                {
-                  quantity: 1,
-                  price_data: {
-                    currency: request.currency,
-                    unit_amount: request.amount,
-                    product_data: { name: request.lineItemName },
+        const session = await withoutCallSiteStack(
+          () =>
+            stripe.checkout.sessions.create(
+              {
+                mode: "payment",
+                line_items: [
+                  {
+                    quantity: 1,
+                    price_data: {
+                      currency: request.currency,
+                      unit_amount: request.amount,
+                      product_data: { name: request.lineItemName },
+                    },
                   },
-                },
-              ],
-              customer_email: request.customerEmail,
-              expires_at: Math.floor(request.expiresAt.getTime() / 1000),
-              success_url: request.returnUrl,
-              cancel_url: request.returnUrl,
-              // Only our id: the merchant's URLs, metadata and webhook never reach the processor.
-              metadata: { transactionId: request.transactionId },
-              payment_intent_data: { metadata: { transactionId: request.transactionId } },
-            },
-            { idempotencyKey: request.idempotencyKey },
-          ),
+                ],
+                customer_email: request.customerEmail,
+                expires_at: Math.floor(request.expiresAt.getTime() / 1000),
+                success_url: request.returnUrl,
+                cancel_url: request.returnUrl,
+                // Only our id: the merchant's URLs, metadata and webhook never reach the processor.
+                metadata: { transactionId: request.transactionId },
+                payment_intent_data: { metadata: { transactionId: request.transactionId } },
+              },
+              { idempotencyKey: request.idempotencyKey },
+            ),
+          signal,
         );
         return toCheckout(session);
       } catch (error) {
         throw moneyCallError("checkout create", error, outcomeOf(error));
       }
     },
-    lookUpCheckout: (checkoutId) => ask("checkout retrieve", () => retrieveCheckout(checkoutId)),
-    expireCheckout: (checkoutId) =>
-      ask("checkout expire", async () => {
-        try {
-          return toCheckout(await stripe.checkout.sessions.expire(checkoutId));
-        } catch (error) {
-          if (isMissing(error)) throw new CheckoutNotFoundError(`checkout ${checkoutId} does not exist`);
-          // Stripe refuses to expire a session that is no longer open; report its real state instead.
-          if (error instanceof Stripe.errors.StripeInvalidRequestError) return retrieveCheckout(checkoutId);
-          throw error;
-        }
-      }),
-    lookUpPayment: (paymentRef) =>
-      ask("payment look-up", async () => {
-        let intent: Stripe.PaymentIntent;
-        try {
-          intent = await stripe.paymentIntents.retrieve(paymentRef);
-        } catch (error) {
-          if (isMissing(error)) return null;
-          throw error;
-        }
-        const chargeId = idOf(intent.latest_charge);
-        const [charge, refunds, disputes] = await Promise.all([
-          chargeId ? stripe.charges.retrieve(chargeId) : null,
-          stripe.refunds.list({ payment_intent: paymentRef, limit: 100 }),
-          stripe.disputes.list({ payment_intent: paymentRef, limit: 100 }),
-        ]);
-        return {
-          ref: intent.id,
-          amount: intent.amount,
-          currency: intent.currency,
-          amountRefunded: charge?.amount_refunded ?? 0,
-          refunds: refunds.data.map(toProcessorRefund),
-          disputes: disputes.data.map((dispute) => ({
-            id: dispute.id,
-            status: disputeStatusOf(dispute.status),
-          })),
-        };
-      }),
-    transactionIdOf: (paymentRef) =>
-      ask("payment retrieve", async () => {
-        try {
-          const intent = await stripe.paymentIntents.retrieve(paymentRef);
-          return intent.metadata.transactionId ?? null;
-        } catch (error) {
-          if (isMissing(error)) return null;
-          throw error;
-        }
-      }),
-    async refund(request): Promise<ProcessorRefund> {
+    lookUpCheckout: (checkoutId, signal) =>
+      ask("checkout retrieve", () => retrieveCheckout(checkoutId), signal),
+    expireCheckout: (checkoutId, signal) =>
+      ask(
+        "checkout expire",
+        async () => {
+          try {
+            return toCheckout(await stripe.checkout.sessions.expire(checkoutId));
+          } catch (error) {
+            if (isMissing(error)) throw new CheckoutNotFoundError(`checkout ${checkoutId} does not exist`);
+            // Stripe refuses to expire a session that is no longer open; report its real state instead.
+            if (error instanceof Stripe.errors.StripeInvalidRequestError) return retrieveCheckout(checkoutId);
+            throw error;
+          }
+        },
+        signal,
+      ),
+    lookUpPayment: (paymentRef, signal) =>
+      ask(
+        "payment look-up",
+        async () => {
+          let intent: Stripe.PaymentIntent;
+          try {
+            intent = await stripe.paymentIntents.retrieve(paymentRef);
+          } catch (error) {
+            if (isMissing(error)) return null;
+            throw error;
+          }
+          const chargeId = idOf(intent.latest_charge);
+          const [charge, refunds, disputes] = await Promise.all([
+            chargeId ? stripe.charges.retrieve(chargeId) : null,
+            stripe.refunds.list({ payment_intent: paymentRef, limit: 100 }),
+            stripe.disputes.list({ payment_intent: paymentRef, limit: 100 }),
+          ]);
+          return {
+            ref: intent.id,
+            amount: intent.amount,
+            currency: intent.currency,
+            amountRefunded: charge?.amount_refunded ?? 0,
+            refunds: refunds.data.map(toProcessorRefund),
+            disputes: disputes.data.map((dispute) => ({
+              id: dispute.id,
+              status: disputeStatusOf(dispute.status),
+            })),
+          };
+        },
+        signal,
+      ),
+    transactionIdOf: (paymentRef, signal) =>
+      ask(
+        "payment retrieve",
+        async () => {
+          try {
+            const intent = await stripe.paymentIntents.retrieve(paymentRef);
+            return intent.metadata.transactionId ?? null;
+          } catch (error) {
+            if (isMissing(error)) return null;
+            throw error;
+          }
+        },
+        signal,
+      ),
+    async refund(request, signal): Promise<ProcessorRefund> {
       try {
         return toProcessorRefund(
-          await withoutCallSiteStack(() =>
-            stripe.refunds.create(
-              {
-                payment_intent: request.paymentRef,
-                amount: request.amount,
-                ...(request.reason && { reason: STRIPE_REFUND_REASON[request.reason] }),
-                metadata: { refundId: request.refundId, transactionId: request.transactionId },
-              },
-              { idempotencyKey: request.idempotencyKey },
-            ),
+          await withoutCallSiteStack(
+            () =>
+              stripe.refunds.create(
+                {
+                  payment_intent: request.paymentRef,
+                  amount: request.amount,
+                  ...(request.reason && { reason: STRIPE_REFUND_REASON[request.reason] }),
+                  metadata: { refundId: request.refundId, transactionId: request.transactionId },
+                },
+                { idempotencyKey: request.idempotencyKey },
+              ),
+            signal,
           ),
         );
       } catch (error) {
         throw moneyCallError("refund", error, outcomeOf(error));
       }
     },
-    lookUpRefund: (processorRefundId) =>
-      ask("refund retrieve", async () => {
-        try {
-          return toProcessorRefund(await stripe.refunds.retrieve(processorRefundId));
-        } catch (error) {
-          if (isMissing(error)) return null;
-          throw error;
-        }
-      }),
+    lookUpRefund: (processorRefundId, signal) =>
+      ask(
+        "refund retrieve",
+        async () => {
+          try {
+            return toProcessorRefund(await stripe.refunds.retrieve(processorRefundId));
+          } catch (error) {
+            if (isMissing(error)) return null;
+            throw error;
+          }
+        },
+        signal,
+      ),
     parseEvent: (rawBody, headers) => {
       const signature = headers["stripe-signature"];
       if (typeof signature !== "string") throw new InvalidEventError("missing Stripe-Signature header");

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Readable } from "node:stream";
 import Stripe from "stripe";
 import { Agent, type Dispatcher, util } from "undici";
@@ -10,6 +11,13 @@ const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEO
  * answer here is a list of 100 checkout sessions, well under a megabyte.
  */
 export const ANSWER_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The signal of the adapter call a request belongs to: once it aborts (its deadline passed, its
+ * caller gave up) no request of the call is sent, and one under way is cut off, so the SDK's
+ * retries stop with it.
+ */
+export const requestSignal = new AsyncLocalStorage<AbortSignal>();
 
 type RequestHeaders = Record<string, string | number | string[] | undefined>;
 
@@ -58,6 +66,8 @@ export class UndiciHttpClient extends Stripe.HttpClient {
     protocol: string,
     timeout: number,
   ): Promise<Stripe.HttpClientResponse> {
+    const signal = requestSignal.getStore();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       let rawHeaders: Buffer[] = [];
@@ -77,6 +87,8 @@ export class UndiciHttpClient extends Stripe.HttpClient {
         {
           onConnect(abortRequest) {
             abort = abortRequest;
+            if (signal?.aborted) abortRequest(signal.reason);
+            else signal?.addEventListener("abort", () => abortRequest(signal.reason), { once: true });
           },
           onHeaders(status, headerPairs) {
             statusCode = status;

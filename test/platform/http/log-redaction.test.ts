@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { loggedUrl } from "../../../src/platform/http/logger.ts";
+import Fastify from "fastify";
+import { loggedUrl, loggerOptions } from "../../../src/platform/http/logger.ts";
+import { PROCESSOR_CATALOG } from "../../../src/processor/catalog.ts";
 
 describe("link tokens and search terms never reach the log", () => {
   it("logs filter and page values, and replaces any other query value (a search may be an e-mail)", () => {
@@ -37,5 +39,26 @@ describe("link tokens and search terms never reach the log", () => {
       "/api/v1/payments/abc?status=succeeded&limit=5",
     );
     assert.equal(loggedUrl("/pay/%E0%A4%A"), "/pay/[undecodable]");
+  });
+
+  it("hides every processor's signature header the catalog names, and the merchant's keys", () => {
+    const lines: string[] = [];
+    const hidden = PROCESSOR_CATALOG.flatMap((processor) => processor.hiddenHeaders);
+    assert.ok(hidden.length >= PROCESSOR_CATALOG.length, "each processor names its signature header");
+    const { log } = Fastify({
+      logger: {
+        ...loggerOptions("info", hidden, false),
+        serializers: { req: (request) => ({ ...request }) },
+        stream: { write: (line: string) => void lines.push(line) },
+      },
+    });
+    const headers = Object.fromEntries(
+      [...hidden, "x-secret-key", "authorization"].map((name) => [name, `secret-${name}`]),
+    );
+    log.info({ req: { headers: { ...headers, "user-agent": "kept" } } }, "incoming");
+    const logged = lines.join("");
+    for (const name of Object.keys(headers))
+      assert.ok(!logged.includes(`secret-${name}`), `${name}: ${logged}`);
+    assert.ok(logged.includes("kept"), "the rest of the request is logged");
   });
 });
