@@ -1,5 +1,6 @@
 // The statements of payment links: the link itself, and what its paid payments add up to.
 import type { Queryable } from "../platform/db/database.ts";
+import { moneySum } from "../platform/db/money.ts";
 import type { Currency } from "../platform/format/money.ts";
 
 export interface PaymentLinkRow {
@@ -33,10 +34,7 @@ const WITH_TOTALS = `SELECT l.*,
 
 const withNumbers = (row: PaymentLinkRow): PaymentLinkRow => ({
   ...row,
-  amount: row.amount === null ? null : Number(row.amount),
-  min_amount: row.min_amount === null ? null : Number(row.min_amount),
-  max_amount: row.max_amount === null ? null : Number(row.max_amount),
-  amount_paid: Number(row.amount_paid),
+  amount_paid: moneySum(row.amount_paid),
 });
 
 export async function insertPaymentLink(q: Queryable, link: NewPaymentLink): Promise<void> {

@@ -60,7 +60,7 @@ export async function claimDueReceipts(q: Queryable, limit: number): Promise<Cla
        COALESCE(g.display_name, g.name) AS merchant`,
     [limit],
   );
-  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+  return rows;
 }
 
 export async function markReceiptSent(q: Queryable, eventId: string): Promise<void> {
