@@ -242,7 +242,7 @@ async function expirySweeps(side: Side): Promise<Measure> {
   const deadline = performance.now() + DURATION_S * 1000;
   while (performance.now() < deadline) {
     const started = performance.now();
-    await rolledBack(side.db, (tx) => claimDueForExpiry(tx, 100, 60_000));
+    await rolledBack(side.db, (tx) => claimDueForExpiry(tx, 100, 60_000, new Date()));
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -392,7 +392,7 @@ async function explainPaths(side: Side): Promise<string> {
           100,
         ),
     ],
-    ["expiry sweep (the claim)", () => claimDueForExpiry(record, 100, 60_000)],
+    ["expiry sweep (the claim)", () => claimDueForExpiry(record, 100, 60_000, new Date())],
   ];
   const sections: string[] = [];
   for (const [title, send] of statements) {

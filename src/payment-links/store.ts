@@ -1,6 +1,6 @@
 // The statements of payment links: the link itself, and what its paid payments add up to.
 import type { Queryable } from "../platform/db/database.ts";
-import { moneySum } from "../platform/db/money.ts";
+import { moneySum } from "../platform/db/money-sum.ts";
 import type { Currency } from "../platform/format/money.ts";
 
 export interface PaymentLinkRow {

@@ -1,6 +1,7 @@
 // The payments module assembled: the core's one write path, and each use case over it.
 
 import type { Config } from "../config/config.ts";
+import { type Clock, systemClock } from "../platform/clock.ts";
 import type { Database } from "../platform/db/database.ts";
 import { startPeriodic, type Worker } from "../platform/jobs/periodic.ts";
 import type { Logger } from "../platform/telemetry/logger.ts";
@@ -48,11 +49,14 @@ export function createPayments(options: {
   /** Told of every processor passed over and every one that answered a create. */
   onCreate: FailoverListener;
   recordsElsewhere?: RecordsElsewhere | undefined;
+  /** What "now" is for every decision of the payments' (expiry, asking again, windows). */
+  clock?: Clock | undefined;
 }): Payments {
   const { db, processors, outbox, config, log } = options;
+  const clock = options.clock ?? systemClock;
   const writer = new PaymentWriter(db, outbox, log);
-  const queries = new PaymentQueries(db);
-  const refunds = new Refunds(db, processors, queries, config, log);
+  const queries = new PaymentQueries(db, clock);
+  const refunds = new Refunds(db, processors, queries, config, log, clock);
   const safeSites = new ActiveSafeSites(db);
   const routing = new ProcessorRouting(db, processors);
   const breakers = new ProcessorBreakers({
@@ -69,7 +73,7 @@ export function createPayments(options: {
   );
   const failover = new Failover(breakers, abandoned, config.processorCreateTimeoutMs, options.onCreate, log);
   return {
-    creation: new PaymentCreation(db, routing, failover, writer, queries, safeSites, config, log),
+    creation: new PaymentCreation(db, routing, failover, writer, queries, safeSites, config, log, clock),
     safeSites,
     routing,
     breakers,
@@ -77,9 +81,9 @@ export function createPayments(options: {
     queries,
     processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
     refunds,
-    expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log),
-    reconciliation: new Reconciliation(db, processors, writer, refunds, log),
-    orphans: new OrphanRefunds(db, processors),
+    expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log, clock),
+    reconciliation: new Reconciliation(db, processors, writer, refunds, log, clock),
+    orphans: new OrphanRefunds(db, processors, config.refundDeadlineMs),
   };
 }
 

@@ -3,6 +3,7 @@
 
 import type { Config } from "../config/config.ts";
 import type { RecordsElsewhere } from "../payments/core/records-elsewhere.ts";
+import type { Clock } from "../platform/clock.ts";
 import type { Database } from "../platform/db/database.ts";
 import { startPeriodic, type Worker } from "../platform/jobs/periodic.ts";
 import type { Logger } from "../platform/telemetry/logger.ts";
@@ -25,12 +26,23 @@ export function createPrivacy(options: {
 }
 
 /** Pruning (each retention setting), and erasing customers of payments settled longer ago than PII_RETENTION_DAYS (hourly). */
-export function startPrivacyWorkers(privacy: Privacy, db: Database, config: Config, log: Logger): Worker[] {
-  const workers = [startPruning(db, config, log)];
+export function startPrivacyWorkers(
+  privacy: Privacy,
+  db: Database,
+  config: Config,
+  log: Logger,
+  clock: Clock,
+): Worker[] {
+  const workers = [startPruning(db, config, log, clock)];
   if (config.piiRetentionDays > 0) {
     const days = config.piiRetentionDays;
     workers.push(
-      startPeriodic("customer retention", 3_600_000, () => privacy.erasure.eraseSettledBefore(days), log),
+      startPeriodic(
+        "customer retention",
+        3_600_000,
+        () => privacy.erasure.eraseSettledBefore(days, clock.now()),
+        log,
+      ),
     );
   }
   return workers;

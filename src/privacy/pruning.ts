@@ -13,6 +13,7 @@ import { deleteClosedAbandonedBefore } from "../payments/create/abandoned-store.
 import { deleteProcessorEventsBefore } from "../payments/processor-events/store.ts";
 import { deleteReceiptsBefore } from "../payments/receipts/store.ts";
 import { deleteAuditEntriesBefore } from "../platform/audit/store.ts";
+import type { Clock } from "../platform/clock.ts";
 import type { Database, Queryable } from "../platform/db/database.ts";
 import { dropWeeksBefore, makeWeeksDue, type PartitionedTable } from "../platform/db/partitions.ts";
 import { startPeriodic, type Worker } from "../platform/jobs/periodic.ts";
@@ -93,7 +94,7 @@ export function pruners(config: RetentionConfig): Pruner[] {
 export async function pruneAll(
   db: Database,
   list: readonly Pruner[],
-  now = new Date(),
+  now: Date,
   restFactor = 20,
 ): Promise<Record<string, number>> {
   const pruned: Record<string, number> = {};
@@ -130,15 +131,16 @@ export async function pruneAll(
 }
 
 /** Hourly, on every instance that runs workers: each batch's statement is safe to run twice at once. */
-export function startPruning(db: Database, config: RetentionConfig, log: Logger): Worker {
+export function startPruning(db: Database, config: RetentionConfig, log: Logger, clock: Clock): Worker {
   const list = pruners(config);
   return startPeriodic(
     "retention",
     INTERVAL_MS,
     async () => {
-      const made = await makeWeeksDue(db, new Date());
+      const now = clock.now();
+      const made = await makeWeeksDue(db, now);
       if (made > 0) log.info({ partitions: made }, "weekly partitions made ahead");
-      const pruned = await pruneAll(db, list);
+      const pruned = await pruneAll(db, list, now);
       if (Object.keys(pruned).length > 0) log.info({ pruned }, "records past their retention pruned");
     },
     log,

@@ -1,5 +1,6 @@
 // The service's life: open and migrate the database, build the services, start the sandbox and
 // the processors, register the surfaces, listen, start the workers; and the stop, in reverse.
+
 import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
@@ -8,6 +9,7 @@ import { ConfigError } from "../config/values.ts";
 import { AdminAuthenticator } from "../merchants/admin-token.ts";
 import { startPaymentWorkers } from "../payments/module.ts";
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../payments/receipts/sender.ts";
+import { type Clock, systemClock } from "../platform/clock.ts";
 import { secretBoxFor, wrongKeyMessage } from "../platform/crypto/keys.ts";
 import { SecretsKeyMismatchError } from "../platform/crypto/secret-box.ts";
 import { type Database, DatabaseUnavailableError } from "../platform/db/database.ts";
@@ -54,6 +56,8 @@ export interface StartOptions {
   workers?: boolean;
   /** Replaces DNS for webhook sends (tests of the unreachable-host rule). */
   webhookResolver?: Resolver;
+  /** What "now" is for the domain and the workers (tests that move time); the system's otherwise. */
+  clock?: Clock;
 }
 
 /** CHECKOUT_TTL_SECONDS must fit the processor's bounds (the sandbox takes any, for fast tests). */
@@ -170,7 +174,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const [first, ...others] = adapters;
     if (!first) throw new ConfigError("no processor is enabled");
     const registry = new ProcessorRegistry(namedInTraces(first), others.map(namedInTraces));
-    const services = buildServices(config, db, box, registry, app.log, sandbox);
+    const services = buildServices(config, db, box, registry, app.log, options.clock ?? systemClock, sandbox);
     // Secrets from before sealing, or sealed under a key SECRETS_KEY no longer lists first.
     const resealed =
       (await services.merchants.resealWebhookSecrets()) + (await services.twoFactor.resealSecrets());
@@ -202,7 +206,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false && config.serviceRoles.includes("workers")) {
       workers.push(...startPaymentWorkers(services.payments, config, app.log));
-      workers.push(...startPrivacyWorkers(services.privacy, db, config, app.log));
+      workers.push(...startPrivacyWorkers(services.privacy, db, config, app.log, services.clock));
       workers.push(
         ...(await startWebhookWorkers({
           outbox: services.outbox,

@@ -9,6 +9,7 @@ import { MerchantsService } from "../merchants/service.ts";
 import { PaymentLinks } from "../payment-links/service.ts";
 import type { RecordsElsewhere } from "../payments/core/records-elsewhere.ts";
 import { createPayments, type Payments } from "../payments/module.ts";
+import type { Clock } from "../platform/clock.ts";
 import type { SecretBox } from "../platform/crypto/secret-box.ts";
 import type { Database } from "../platform/db/database.ts";
 import { partitionRunway } from "../platform/db/partitions.ts";
@@ -53,6 +54,8 @@ export interface Services {
   twoFactor: TwoFactorService;
   /** Seals secrets at rest (SECRETS_KEY). */
   box: SecretBox;
+  /** What "now" is for the domain's decisions and the workers. */
+  clock: Clock;
 }
 
 export function buildServices(
@@ -61,6 +64,7 @@ export function buildServices(
   box: SecretBox,
   processors: ProcessorRegistry,
   log: FastifyBaseLogger,
+  clock: Clock,
   /** The built-in sandbox, whose records of a customer go with an erasure. */
   recordsElsewhere?: RecordsElsewhere,
 ): Services {
@@ -90,6 +94,7 @@ export function buildServices(
       answered: (processor, outcome) => metrics.processorCreates.inc({ processor, outcome }),
     },
     recordsElsewhere,
+    clock,
   });
   return {
     config,
@@ -119,5 +124,6 @@ export function buildServices(
     }),
     twoFactor: new TwoFactorService(db, box, new URL(config.publicUrl).host),
     box,
+    clock,
   };
 }

@@ -1,5 +1,6 @@
 import Stripe from "stripe";
 import { type Config, loadConfig } from "../../src/config/config.ts";
+import type { Clock } from "../../src/platform/clock.ts";
 import type { Database } from "../../src/platform/db/database.ts";
 import { PROCESSOR_CATALOG } from "../../src/processor/catalog.ts";
 import type { ProcessorDescriptor } from "../../src/processor/descriptor.ts";
@@ -84,6 +85,7 @@ export async function startTestService(
     workers?: boolean;
     db?: Database;
     webhookResolver?: Resolver;
+    clock?: Clock;
   } = {},
 ): Promise<TestService> {
   const { catalog = PROCESSOR_CATALOG, ...startOptions } = options;

@@ -165,3 +165,29 @@ describe("two instances sweeping one database", () => {
     }
   });
 });
+
+describe("the service's clock decides expiry", () => {
+  let service: TestService;
+  let group: TestGroup;
+  let now = Date.now();
+  before(async () => {
+    service = await startTestService(
+      { CHECKOUT_TTL_SECONDS: "1800" },
+      { workers: false, clock: { now: () => new Date(now) } },
+    );
+    group = await service.createGroup();
+  });
+  after(() => service.close());
+
+  it("sets expiresAt from it, and the sweep and the link judge by it, not by the database's now()", async () => {
+    const created = (await service.createPayment(group)).body.data;
+    assert.equal(new Date(created.expiresAt).getTime(), now + 1800 * 1000);
+    assert.equal(await service.services.payments.expiry.expireDue(), 0, "not due on either clock");
+    now += 1801 * 1000;
+    const link = await service.request("GET", new URL(created.paymentUrl).pathname);
+    assert.equal(link.status, 410, "the link is closed by the service's clock");
+    assert.equal(await service.services.payments.expiry.expireDue(), 1);
+    const payment = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}`)).body.data;
+    assert.equal(payment.status, "expired");
+  });
+});

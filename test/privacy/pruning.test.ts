@@ -137,7 +137,7 @@ describe("retention", () => {
     await db().query("UPDATE payments SET updated_at = now() - interval '40 days' WHERE id = ANY($1)", [
       [settled, disputed, refunding, open],
     ]);
-    assert.equal(await service.services.privacy.erasure.eraseSettledBefore(30), 1);
+    assert.equal(await service.services.privacy.erasure.eraseSettledBefore(30, new Date()), 1);
     const email = async (id: string) =>
       (await service.api(group, "GET", `/api/v1/payments/${id}`)).body.data.customerEmail as
         | string
@@ -152,7 +152,7 @@ describe("retention", () => {
       detail: { payments: number; retentionDays: number };
     }>("SELECT group_id, detail FROM audit_log WHERE action = 'retention.erased'");
     assert.deepEqual(audit, { group_id: null, detail: { payments: 1, retentionDays: 30 } });
-    assert.equal(await service.services.privacy.erasure.eraseSettledBefore(30), 0);
+    assert.equal(await service.services.privacy.erasure.eraseSettledBefore(30, new Date()), 0);
     assert.equal(
       await count("audit_log WHERE action = 'retention.erased'"),
       1,

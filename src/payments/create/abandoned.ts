@@ -1,11 +1,8 @@
 import type { Database } from "../../platform/db/database.ts";
+import { money } from "../../platform/format/money.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import {
-  type CheckoutRequest,
-  ProcessorRefusedError,
-  ProcessorUnavailableError,
-  type UnknownOutcome,
-} from "../../processor/port.ts";
+import { callProcessor, LOOKUP_DEADLINE_MS } from "../../processor/call.ts";
+import type { CheckoutRequest, UnknownOutcome } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import type { RecordsElsewhere } from "../core/records-elsewhere.ts";
 import {
@@ -87,47 +84,50 @@ export class AbandonedCheckouts {
     const adapter = this.processors.of(row.processor);
     const stored = row.request as Omit<CheckoutRequest, "expiresAt"> & { expiresAt: string };
     const request: CheckoutRequest = { ...stored, expiresAt: new Date(stored.expiresAt) };
-    try {
-      const opened = await adapter.createCheckout(request);
-      // Checked again: a retry may have taken it over while we asked.
-      if (await checkoutInUse(this.db, row.transaction_id, row.processor)) {
-        await closeAbandoned(this.db, row.id, { resolution: "in_use", checkoutId: opened.id });
-        return true;
-      }
-      const closed = await adapter.expireCheckout(opened.id);
-      if (!closed.paid) {
-        await closeAbandoned(this.db, row.id, { resolution: "closed", checkoutId: opened.id });
-        return true;
-      }
-      await this.db.transaction(async (tx) => {
-        await closeAbandoned(tx, row.id, {
-          resolution: "paid",
-          checkoutId: opened.id,
-          paymentRef: closed.paymentRef,
-        });
-        await openOrphanItem(
-          tx,
-          row.id,
-          `${row.processor} took ${(request.amount / 100).toFixed(2)} ${request.currency.toUpperCase()} on checkout ${opened.id} ` +
-            `(payment ${closed.paymentRef ?? "unknown"}), which a create gave up: refund it in full`,
-        );
-      });
-      this.log.warn(
-        { processor: row.processor, checkoutId: opened.id, transactionId: row.transaction_id },
-        "money was taken on an abandoned checkout: listed for the operator to refund",
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ProcessorRefusedError) {
+    const deadline = { deadlineMs: LOOKUP_DEADLINE_MS };
+    const refusedOrLater = async (answer: { kind: "refused" | "unknown"; error: Error }) => {
+      if (answer.kind === "refused") {
         await closeAbandoned(this.db, row.id, { resolution: "refused" });
         return true;
       }
-      if (!(error instanceof ProcessorUnavailableError)) throw error;
       this.log.warn(
-        { processor: row.processor, transactionId: row.transaction_id, reason: error.message },
+        { processor: row.processor, transactionId: row.transaction_id, reason: answer.error.message },
         "could not close an abandoned checkout: the processor did not answer; asking again later",
       );
       return false;
+    };
+    const asked = await callProcessor((signal) => adapter.createCheckout(request, signal), deadline);
+    if (asked.kind !== "ok") return refusedOrLater(asked);
+    const opened = asked.value;
+    // Checked again: a retry may have taken it over while we asked.
+    if (await checkoutInUse(this.db, row.transaction_id, row.processor)) {
+      await closeAbandoned(this.db, row.id, { resolution: "in_use", checkoutId: opened.id });
+      return true;
     }
+    const expired = await callProcessor((signal) => adapter.expireCheckout(opened.id, signal), deadline);
+    if (expired.kind !== "ok") return refusedOrLater(expired);
+    const closed = expired.value;
+    if (!closed.paid) {
+      await closeAbandoned(this.db, row.id, { resolution: "closed", checkoutId: opened.id });
+      return true;
+    }
+    await this.db.transaction(async (tx) => {
+      await closeAbandoned(tx, row.id, {
+        resolution: "paid",
+        checkoutId: opened.id,
+        paymentRef: closed.paymentRef,
+      });
+      await openOrphanItem(
+        tx,
+        row.id,
+        `${row.processor} took ${money(request.amount, request.currency)} on checkout ${opened.id} ` +
+          `(payment ${closed.paymentRef ?? "unknown"}), which a create gave up: refund it in full`,
+      );
+    });
+    this.log.warn(
+      { processor: row.processor, checkoutId: opened.id, transactionId: row.transaction_id },
+      "money was taken on an abandoned checkout: listed for the operator to refund",
+    );
+    return true;
   }
 }

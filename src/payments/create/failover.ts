@@ -1,13 +1,7 @@
 import { DomainError } from "../../platform/errors/domain-error.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import {
-  type Checkout,
-  type CheckoutRequest,
-  type ProcessorAdapter,
-  ProcessorRefusedError,
-  ProcessorUnavailableError,
-  type UnknownOutcome,
-} from "../../processor/port.ts";
+import { type CallOutcome, callProcessor } from "../../processor/call.ts";
+import type { Checkout, CheckoutRequest, ProcessorAdapter } from "../../processor/port.ts";
 import type { AbandonedCheckouts } from "./abandoned.ts";
 import type { ProcessorBreakers } from "./breakers.ts";
 import type { PassedOver } from "./store.ts";
@@ -27,9 +21,6 @@ export interface FailoverListener {
   /** `processor` answered: it opened the checkout, or refused it. */
   answered(processor: string, outcome: FailoverOutcome["outcome"]): void;
 }
-
-/** What the processor said, or that it said nothing in time. */
-type Attempt = { checkout: Checkout } | { refused: Error } | { unknown: UnknownOutcome; error: Error };
 
 /**
  * Opens a checkout at the first processor of a route that answers (docs/api.md): an unknown
@@ -53,7 +44,8 @@ export class Failover {
     route: readonly ProcessorAdapter[],
     request: CheckoutRequest,
   ): Promise<FailoverOutcome> {
-    const deadline = Date.now() + this.deadlineMs;
+    // Elapsed time, not the time of day: measured on the monotonic clock.
+    const deadline = performance.now() + this.deadlineMs;
     const passedOver: PassedOver[] = [];
     const passOver = (index: number, reason: PassedOver["reason"]) => {
       const from = route[index]?.name as string;
@@ -65,7 +57,7 @@ export class Failover {
         passOver(index, "breaker_open");
         continue;
       }
-      const remaining = deadline - Date.now();
+      const remaining = deadline - performance.now();
       // Nothing is asked once the create's time is up: a call given no time could only open a
       // checkout nobody hears of.
       if (remaining <= 0) {
@@ -73,23 +65,23 @@ export class Failover {
         continue;
       }
       const last = index === route.length - 1;
-      const attempt = await this.attempt(
-        processor,
-        request,
-        last ? remaining : Math.min(this.attemptTimeoutMs, remaining),
+      // Past its time the call is stopped: whatever it may have opened is closed as abandoned.
+      const attempt: CallOutcome<Checkout> = await callProcessor(
+        (signal) => processor.createCheckout(request, signal),
+        { deadlineMs: last ? remaining : Math.min(this.attemptTimeoutMs, remaining) },
       );
-      if ("checkout" in attempt) {
+      if (attempt.kind === "ok") {
         this.breakers.answered(processor.name);
         this.listener.answered(processor.name, "opened");
-        return { outcome: "opened", processor, checkout: attempt.checkout, passedOver };
+        return { outcome: "opened", processor, checkout: attempt.value, passedOver };
       }
-      if ("refused" in attempt) {
+      if (attempt.kind === "refused") {
         this.breakers.answered(processor.name);
         this.listener.answered(processor.name, "refused");
         this.log.warn(
           {
             processor: processor.name,
-            reason: attempt.refused.message,
+            reason: attempt.error.message,
             transactionId: request.transactionId,
           },
           "processor refused the checkout",
@@ -97,45 +89,18 @@ export class Failover {
         return { outcome: "refused", processor, passedOver };
       }
       this.breakers.unknown(processor.name);
-      await this.abandoned.remember(groupId, processor.name, request, attempt.unknown);
+      await this.abandoned.remember(groupId, processor.name, request, attempt.reason);
       this.log.warn(
         {
           processor: processor.name,
-          outcome: attempt.unknown,
+          outcome: attempt.reason,
           reason: attempt.error.message,
           transactionId: request.transactionId,
         },
         "processor did not answer the checkout create: trying the next one of the route",
       );
-      passOver(index, attempt.unknown);
+      passOver(index, attempt.reason);
     }
     throw new DomainError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
-  }
-
-  private async attempt(
-    processor: ProcessorAdapter,
-    request: CheckoutRequest,
-    timeoutMs: number,
-  ): Promise<Attempt> {
-    let timer: NodeJS.Timeout | undefined;
-    const call = processor.createCheckout(request);
-    // Past the timeout the call goes on unheard; whatever it opened is closed as abandoned.
-    call.catch(() => {});
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), Math.max(0, timeoutMs));
-    });
-    try {
-      const answer = await Promise.race([call, timedOut]);
-      if (answer === "timeout") {
-        return { unknown: "timeout", error: new Error(`no answer within ${timeoutMs} ms`) };
-      }
-      return { checkout: answer };
-    } catch (error) {
-      if (error instanceof ProcessorRefusedError) return { refused: error };
-      if (error instanceof ProcessorUnavailableError) return { unknown: error.outcome, error };
-      return { unknown: "connection", error: error as Error };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

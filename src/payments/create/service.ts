@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Config } from "../../config/config.ts";
 import { type AuditEntry, insertAuditEntry } from "../../platform/audit/store.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { DomainError } from "../../platform/errors/domain-error.ts";
 import type { Currency } from "../../platform/format/money.ts";
@@ -62,6 +63,7 @@ export class PaymentCreation {
     private readonly safeSites: ActiveSafeSites,
     private readonly config: CreateConfig,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -81,7 +83,7 @@ export class PaymentCreation {
     const fresh: CreatePlan = {
       transactionId: randomUUID(),
       linkToken: newLinkToken(),
-      expiresAt: new Date(Date.now() + this.config.checkoutTtlSeconds * 1000),
+      expiresAt: new Date(this.clock.now().getTime() + this.config.checkoutTtlSeconds * 1000),
       safeSite,
     };
     const carryOut = (plan: CreatePlan) => this.carryOut(groupId, { ...input, customerEmail }, plan, origin);

@@ -1,6 +1,7 @@
+import type { Clock } from "../../platform/clock.ts";
 import type { Database } from "../../platform/db/database.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import { CheckoutNotFoundError, ProcessorUnavailableError } from "../../processor/port.ts";
+import { callProcessor, LOOKUP_DEADLINE_MS } from "../../processor/call.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { openReconciliationItem } from "../core/store.ts";
@@ -18,12 +19,18 @@ export class Expiry {
     /** How long a claimed payment is left alone: also the wait before asking a silent processor again. */
     private readonly claimLeaseMs: number,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** One sweep; how many status changes it made. */
   async expireDue(): Promise<number> {
     let changed = 0;
-    for (const payment of await claimDueForExpiry(this.db, EXPIRY_BATCH, this.claimLeaseMs)) {
+    for (const payment of await claimDueForExpiry(
+      this.db,
+      EXPIRY_BATCH,
+      this.claimLeaseMs,
+      this.clock.now(),
+    )) {
       changed += await this.expireOne(payment);
     }
     return changed;
@@ -40,23 +47,23 @@ export class Expiry {
   private async expireOne(payment: DuePayment): Promise<number> {
     let fact: PaymentFact = { kind: "expired" };
     let paymentRef: string | null = null;
-    if (payment.processor_checkout_id) {
-      try {
-        const checkout = await this.processors
-          .of(payment.processor)
-          .expireCheckout(payment.processor_checkout_id);
-        if (checkout.paid) fact = { kind: "paid" };
-        paymentRef = checkout.paymentRef;
-      } catch (error) {
-        if (error instanceof CheckoutNotFoundError) return this.expireMissing(payment);
-        if (!(error instanceof ProcessorUnavailableError)) throw error;
+    const checkoutId = payment.processor_checkout_id;
+    if (checkoutId) {
+      const adapter = this.processors.of(payment.processor);
+      const answer = await callProcessor((signal) => adapter.expireCheckout(checkoutId, signal), {
+        deadlineMs: LOOKUP_DEADLINE_MS,
+      });
+      if (answer.kind === "refused" && answer.missing) return this.expireMissing(payment);
+      if (answer.kind !== "ok") {
         // Left processing, and claimed until the lease ends: asked again then, not every sweep.
         this.log.warn(
-          { transactionId: payment.id, reason: error.message, retryInMs: this.claimLeaseMs },
+          { transactionId: payment.id, reason: answer.error.message, retryInMs: this.claimLeaseMs },
           "could not expire payment: the processor did not answer",
         );
         return 0;
       }
+      if (answer.value.paid) fact = { kind: "paid" };
+      paymentRef = answer.value.paymentRef;
     }
     const outcome = await this.writer.applyFactNow(payment.id, fact, paymentRef, "expiry_sweep");
     return outcome.changed.length;

@@ -3,7 +3,12 @@ import type { Database } from "../../platform/db/database.ts";
 import { UUID_PATTERN } from "../../platform/format/uuid.ts";
 import { reachableUrl } from "../../platform/net/unreachable-host.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import { CheckoutNotFoundError, type ProcessorAdapter, type ProcessorEvent } from "../../processor/port.ts";
+import { type CallOutcome, callProcessor } from "../../processor/call.ts";
+import {
+  type ProcessorAdapter,
+  type ProcessorEvent,
+  ProcessorUnavailableError,
+} from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { PAID_STATUSES } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
@@ -22,6 +27,22 @@ function amountMismatch(event: ProcessorEvent, payment: PaymentRow): string | nu
     return `currency ${event.currency} differs from the payment's ${payment.currency}`;
   }
   return null;
+}
+
+/** A customer back from the processor waits this long for its word; then the stored status decides. */
+const RETURN_DEADLINE_MS = 5_000;
+/** An event is checked with the processor within this; past it the intake answers 503 and the processor sends it again. */
+const EVENT_DEADLINE_MS = 10_000;
+
+/** The processor's answer to a check of an event; null when it has no such object. */
+function answered<T>(outcome: CallOutcome<T>): T | null {
+  if (outcome.kind === "ok") return outcome.value;
+  if (outcome.kind === "refused" && outcome.missing) return null;
+  // Unanswered, the event cannot be judged: the intake answers 503 and the processor retries.
+  throw new ProcessorUnavailableError(outcome.error.message, {
+    cause: outcome.error,
+    outcome: outcome.kind === "unknown" ? outcome.reason : "connection",
+  });
 }
 
 /**
@@ -92,8 +113,12 @@ export class ProcessorEvents {
     if (!payment) return null;
     const checkoutId = payment.processor_checkout_id;
     if (checkoutId && !PAID_STATUSES.has(payment.status)) {
-      try {
-        const checkout = await this.processors.of(payment.processor).lookUpCheckout(checkoutId);
+      const adapter = this.processors.of(payment.processor);
+      const answer = await callProcessor((signal) => adapter.lookUpCheckout(checkoutId, signal), {
+        deadlineMs: RETURN_DEADLINE_MS,
+      });
+      if (answer.kind === "ok") {
+        const checkout = answer.value;
         if (checkout.paid) {
           await this.writer.applyFactNow(
             payment.id,
@@ -104,10 +129,10 @@ export class ProcessorEvents {
           // Re-read: the processor's own event may have applied the payment before we did.
           payment = (await this.queries.byLinkToken(token)) ?? payment;
         }
-      } catch (error) {
+      } else {
         // Without the processor's answer the stored status decides; the event will follow.
         this.log.warn(
-          { reason: (error as Error).message, transactionId: payment.id },
+          { reason: answer.error.message, transactionId: payment.id },
           "processor unavailable on customer return",
         );
       }
@@ -143,8 +168,16 @@ export class ProcessorEvents {
         : undefined);
     if (named) return { payment: named, mismatch: amountMismatch(event, named) };
 
+    const paymentRef = event.paymentRef;
     const hint =
-      event.transactionIdHint ?? (event.paymentRef ? await adapter.transactionIdOf(event.paymentRef) : null);
+      event.transactionIdHint ??
+      (paymentRef
+        ? answered(
+            await callProcessor((signal) => adapter.transactionIdOf(paymentRef, signal), {
+              deadlineMs: EVENT_DEADLINE_MS,
+            }),
+          )
+        : null);
     const candidate = hint && UUID_PATTERN.test(hint) ? await findPaymentById(this.db, hint) : undefined;
     if (!candidate || candidate.processor !== name) return { payment: undefined, mismatch: null };
     if (event.checkoutId) {
@@ -152,14 +185,15 @@ export class ProcessorEvents {
     }
     // A refund or dispute can come before we stored the processor's payment: the processor says
     // whether it belongs to the checkout we opened for this payment.
-    const ours = candidate.processor_checkout_id
-      ? await adapter.lookUpCheckout(candidate.processor_checkout_id).then(
-          (checkout) => checkout.paymentRef,
-          (error: unknown) => {
-            if (error instanceof CheckoutNotFoundError) return null;
-            throw error;
-          },
-        )
+    const checkoutId = candidate.processor_checkout_id;
+    const ours = checkoutId
+      ? (
+          answered(
+            await callProcessor((signal) => adapter.lookUpCheckout(checkoutId, signal), {
+              deadlineMs: EVENT_DEADLINE_MS,
+            }),
+          ) ?? { paymentRef: null }
+        ).paymentRef
       : null;
     if (!event.paymentRef || ours !== event.paymentRef) {
       const ref = event.paymentRef ?? "(none)";

@@ -1,3 +1,4 @@
+import type { Clock } from "../../platform/clock.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { notFound } from "../../platform/errors/domain-error.ts";
 import { UUID_PATTERN } from "../../platform/format/uuid.ts";
@@ -29,7 +30,10 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,64}$/;
 
 /** Reading payments: the API, the dashboard and the customer's link. Nothing here writes. */
 export class PaymentQueries {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   /** The caller's payment; unknown, malformed and other groups' ids are all 404 (docs/api.md, "Conventions"). */
   async get(groupId: string, id: string): Promise<PaymentRow> {
@@ -81,7 +85,10 @@ export class PaymentQueries {
     if (!payment?.processor_checkout_url) return { kind: "not_found" };
     if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid", groupId: payment.group_id };
     // A cancelled payment's link stays open until it expires.
-    if (payment.expires_at.getTime() <= Date.now() || !LINK_OPEN_STATUSES.has(payment.status)) {
+    if (
+      payment.expires_at.getTime() <= this.clock.now().getTime() ||
+      !LINK_OPEN_STATUSES.has(payment.status)
+    ) {
       return { kind: "expired", groupId: payment.group_id };
     }
     return { kind: "redirect", url: payment.processor_checkout_url };

@@ -4,12 +4,8 @@ import { type Audit, withAudit } from "../../platform/audit/store.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
 import type { Currency } from "../../platform/format/money.ts";
-import {
-  type ProcessorName,
-  type ProcessorRefund,
-  ProcessorRefusedError,
-  ProcessorUnavailableError,
-} from "../../processor/port.ts";
+import { callProcessor } from "../../processor/call.ts";
+import type { ProcessorName } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { claimOrphanRefund, recordOrphanRefund, releaseOrphanClaim } from "./store.ts";
 
@@ -31,6 +27,8 @@ export class OrphanRefunds {
   constructor(
     private readonly db: Database,
     private readonly processors: ProcessorRegistry,
+    /** The longest the operator waits for the processor: past it the call stops, and asking again is safe. */
+    private readonly refundDeadlineMs: number,
   ) {}
 
   /**
@@ -56,28 +54,34 @@ export class OrphanRefunds {
       );
     }
     const adapter = this.processors.of(orphan.processor);
-    let refund: ProcessorRefund;
-    try {
-      refund = await adapter.refund({
-        paymentRef: orphan.payment_ref,
-        amount: orphan.amount,
-        reason: "duplicate",
-        refundId: `orphan-${orphan.abandoned_id}`,
-        transactionId: orphan.transaction_id,
-        idempotencyKey: `orphan-refund-${orphan.abandoned_id}`,
-      });
-      if (refund.status === "failed") throw new ProcessorRefusedError("the refund failed");
-    } catch (error) {
+    const paymentRef = orphan.payment_ref;
+    const answer = await callProcessor(
+      (signal) =>
+        adapter.refund(
+          {
+            paymentRef,
+            amount: orphan.amount,
+            reason: "duplicate",
+            refundId: `orphan-${orphan.abandoned_id}`,
+            transactionId: orphan.transaction_id,
+            idempotencyKey: `orphan-refund-${orphan.abandoned_id}`,
+          },
+          signal,
+        ),
+      { deadlineMs: this.refundDeadlineMs },
+    );
+    const giveUp = async (message: string): Promise<never> => {
       await releaseOrphanClaim(this.db, orphan.abandoned_id);
-      if (error instanceof ProcessorRefusedError) {
-        throw new DomainError("PROCESSOR_ERROR", "The payment processor refused the refund");
-      }
-      if (!(error instanceof ProcessorUnavailableError)) throw error;
-      throw new DomainError(
-        "PROCESSOR_ERROR",
-        "The payment processor did not answer; ask again: the same refund is never made twice",
-      );
+      throw new DomainError("PROCESSOR_ERROR", message);
+    };
+    const refused = "The payment processor refused the refund";
+    if (answer.kind === "refused") return giveUp(refused);
+    if (answer.kind === "unknown") {
+      return giveUp("The payment processor did not answer; ask again: the same refund is never made twice");
     }
+    const refund = answer.value;
+    const { status } = refund;
+    if (status === "failed") return giveUp(refused);
     const result: OrphanRefund = {
       itemId,
       processor: adapter.name,
@@ -85,7 +89,7 @@ export class OrphanRefunds {
       processorRefundId: refund.id,
       amount: orphan.amount,
       currency: orphan.currency,
-      status: refund.status,
+      status,
     };
     const note = `refunded in full at ${orphan.processor}: refund ${refund.id} (${refund.status})`;
     await withAudit(

@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type Audit, withAudit } from "../../platform/audit/store.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
 import { UUID_PATTERN } from "../../platform/format/uuid.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import {
-  type Checkout,
-  CheckoutNotFoundError,
-  type ProcessorPayment,
-  ProcessorUnavailableError,
-} from "../../processor/port.ts";
+import { callProcessor, LOOKUP_DEADLINE_MS } from "../../processor/call.ts";
+import type { Checkout, ProcessorPayment } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import type { PaymentFact } from "../core/facts.ts";
 import { CLOSED_UNPAID, NOT_YET_PAID, PAID_STATUSES, refundableAmount } from "../core/status.ts";
@@ -59,6 +56,7 @@ export class Reconciliation {
     private readonly writer: PaymentWriter,
     private readonly refunds: Refunds,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** GET /admin/v1/reconciliation and the console's queue: the open items. */
@@ -109,7 +107,7 @@ export class Reconciliation {
     requestedBy: string,
     audit: Audit<string>,
   ): Promise<string> {
-    const until = window.until ?? new Date();
+    const until = window.until ?? this.clock.now();
     if (!(window.since < until)) {
       throw new DomainError("INVALID_REQUEST", "since must be before until (or before now, without until)");
     }
@@ -143,7 +141,7 @@ export class Reconciliation {
    * last 48 hours. False when another instance has this slot.
    */
   async runScheduled(intervalMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const id = randomUUID();
     const window = { since: new Date(now - SCHEDULED_WINDOW_MS), until: new Date(now) };
     const slot = Math.floor(now / intervalMs);
@@ -197,24 +195,27 @@ export class Reconciliation {
   /** One payment against the processor; null when the processor could not be asked. */
   private async checkPayment(payment: PaymentRow, runId: string): Promise<PaymentCheck | null> {
     const adapter = this.processors.of(payment.processor);
-    let checkout: Checkout | "missing";
-    let remote: ProcessorPayment | null = null;
-    try {
-      checkout = await adapter
-        .lookUpCheckout(payment.processor_checkout_id as string)
-        .catch((error: unknown) => {
-          if (error instanceof CheckoutNotFoundError) return "missing" as const;
-          throw error;
-        });
-      const paymentRef = (checkout !== "missing" && checkout.paymentRef) || payment.processor_payment_id;
-      if (paymentRef) remote = await adapter.lookUpPayment(paymentRef);
-    } catch (error) {
-      if (!(error instanceof ProcessorUnavailableError)) throw error;
+    const deadline = { deadlineMs: LOOKUP_DEADLINE_MS };
+    const unanswered = (error: Error) => {
       this.log.warn(
         { transactionId: payment.id, reason: error.message },
         "reconciliation could not ask the processor",
       );
       return null;
+    };
+    const found = await callProcessor(
+      (signal) => adapter.lookUpCheckout(payment.processor_checkout_id as string, signal),
+      deadline,
+    );
+    if (found.kind === "unknown" || (found.kind === "refused" && !found.missing))
+      return unanswered(found.error);
+    const checkout: Checkout | "missing" = found.kind === "ok" ? found.value : "missing";
+    let remote: ProcessorPayment | null = null;
+    const paymentRef = (checkout !== "missing" && checkout.paymentRef) || payment.processor_payment_id;
+    if (paymentRef) {
+      const answer = await callProcessor((signal) => adapter.lookUpPayment(paymentRef, signal), deadline);
+      if (answer.kind !== "ok") return unanswered(answer.error);
+      remote = answer.value;
     }
     const reason = `reconciliation:${runId}`;
     const repaired = await this.writer.inTransaction(async (tx, move) => {

@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type AuditEntry, withAudit } from "../../platform/audit/store.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { Database, Queryable } from "../../platform/db/database.ts";
 import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
 import { UUID_PATTERN } from "../../platform/format/uuid.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
-import {
-  type ProcessorRefund,
-  ProcessorRefusedError,
-  ProcessorUnavailableError,
-} from "../../processor/port.ts";
+import { callProcessor, LOOKUP_DEADLINE_MS } from "../../processor/call.ts";
+import type { ProcessorPayment, ProcessorRefund } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { type Refunder, refundableAmount } from "../core/status.ts";
@@ -32,26 +30,6 @@ export interface RefundsConfig {
   idempotencyLeaseSeconds: number;
   /** The longest a merchant waits for the processor before hearing `pending` (10 s, docs/api.md "Refunds"). */
   refundDeadlineMs: number;
-}
-
-/**
- * The merchant hears within the deadline whatever the processor does: an answer not received by
- * then is unknown, and asking again under the same key settles it later.
- */
-async function withinDeadline<T>(call: Promise<T>, deadlineMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(new ProcessorUnavailableError(`no answer from the processor within ${deadlineMs} ms`)),
-      deadlineMs,
-    );
-  });
-  call.catch(() => {}); // an answer after the deadline is dropped
-  try {
-    return await Promise.race([call, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Asking again: 1 s, 2 s, 4 s, then every 10 s, so a processor back up settles within seconds. */
@@ -78,6 +56,7 @@ export class Refunds {
     private readonly queries: PaymentQueries,
     private readonly config: RefundsConfig,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** A merchant's refund (API or dashboard). */
@@ -238,28 +217,31 @@ export class Refunds {
   private async askAgain(refund: RefundAtProcessor): Promise<RefundRow | undefined> {
     if (!refund.processor_payment_id) return refund;
     const adapter = this.processors.of(refund.processor);
-    try {
-      if (refund.processor_refund_id) {
-        const known = await adapter.lookUpRefund(refund.processor_refund_id);
-        if (known) return await this.record(refund, known);
-      }
-      if (Date.now() - refund.created_at.getTime() > adapter.limits.idempotencyKeyLifetimeMs) {
-        return await this.settleByList(refund);
-      }
-    } catch (error) {
-      if (!(error instanceof ProcessorUnavailableError)) throw error;
-      return deferRefund(this.db, refund.id, {
-        processorRefundId: null,
-        retryInMs: retryDelayMs(refund.attempts),
+    const deferred = () =>
+      deferRefund(this.db, refund.id, { processorRefundId: null, retryInMs: retryDelayMs(refund.attempts) });
+    if (refund.processor_refund_id) {
+      const refundId = refund.processor_refund_id;
+      const known = await callProcessor((signal) => adapter.lookUpRefund(refundId, signal), {
+        deadlineMs: LOOKUP_DEADLINE_MS,
       });
+      if (known.kind !== "ok") return deferred();
+      if (known.value) return this.record(refund, known.value);
+    }
+    if (this.clock.now().getTime() - refund.created_at.getTime() > adapter.limits.idempotencyKeyLifetimeMs) {
+      const payment = await callProcessor(
+        (signal) => adapter.lookUpPayment(refund.processor_payment_id as string, signal),
+        { deadlineMs: LOOKUP_DEADLINE_MS },
+      );
+      return payment.kind === "ok" ? this.settleByList(refund, payment.value) : deferred();
     }
     return this.ask(refund);
   }
 
   /** Past the processor's key lifetime, only its list of refunds can say whether ours exists. */
-  private async settleByList(refund: RefundAtProcessor): Promise<RefundRow | undefined> {
-    const adapter = this.processors.of(refund.processor);
-    const payment = await adapter.lookUpPayment(refund.processor_payment_id as string);
+  private async settleByList(
+    refund: RefundAtProcessor,
+    payment: ProcessorPayment | null,
+  ): Promise<RefundRow | undefined> {
     const found = payment?.refunds.find(
       (candidate) => candidate.refundIdHint === refund.id && candidate.amount === refund.amount,
     );
@@ -274,46 +256,47 @@ export class Refunds {
   /** Asks the processor to carry out the refund, under its one key. */
   private async ask(refund: RefundAtProcessor): Promise<RefundRow> {
     const adapter = this.processors.of(refund.processor);
-    try {
-      const answer = await withinDeadline(
-        adapter.refund({
-          paymentRef: refund.processor_payment_id as string,
-          amount: refund.amount,
-          reason: refund.reason,
-          refundId: refund.id,
-          transactionId: refund.payment_id,
-          idempotencyKey: processorKeyOf(refund.id),
-        }),
-        this.config.refundDeadlineMs,
-      );
-      return (await this.record(refund, answer)) ?? refund;
-    } catch (error) {
-      if (error instanceof ProcessorRefusedError) {
-        this.log.warn(
-          { transactionId: refund.payment_id, refundId: refund.id, reason: error.message },
-          "refund refused",
-        );
-        return (
-          (await settleRefund(this.db, refund.id, {
-            status: "failed",
-            processorRefundId: null,
-            reason: error.message,
-          })) ?? refund
-        );
-      }
-      if (!(error instanceof ProcessorUnavailableError)) throw error;
-      // Unknown is not "no": the refund stays pending, reserved, and is asked about again.
+    // The merchant hears within the deadline whatever the processor does; the call stops there.
+    const answer = await callProcessor(
+      (signal) =>
+        adapter.refund(
+          {
+            paymentRef: refund.processor_payment_id as string,
+            amount: refund.amount,
+            reason: refund.reason,
+            refundId: refund.id,
+            transactionId: refund.payment_id,
+            idempotencyKey: processorKeyOf(refund.id),
+          },
+          signal,
+        ),
+      { deadlineMs: this.config.refundDeadlineMs },
+    );
+    if (answer.kind === "ok") return (await this.record(refund, answer.value)) ?? refund;
+    if (answer.kind === "refused") {
       this.log.warn(
-        { transactionId: refund.payment_id, refundId: refund.id, reason: error.message },
-        "refund outcome unknown; it stays pending and is asked about again under the same key",
+        { transactionId: refund.payment_id, refundId: refund.id, reason: answer.error.message },
+        "refund refused",
       );
       return (
-        (await deferRefund(this.db, refund.id, {
+        (await settleRefund(this.db, refund.id, {
+          status: "failed",
           processorRefundId: null,
-          retryInMs: retryDelayMs(refund.attempts),
+          reason: answer.error.message,
         })) ?? refund
       );
     }
+    // Unknown is not "no": the refund stays pending, reserved, and is asked about again.
+    this.log.warn(
+      { transactionId: refund.payment_id, refundId: refund.id, reason: answer.error.message },
+      "refund outcome unknown; it stays pending and is asked about again under the same key",
+    );
+    return (
+      (await deferRefund(this.db, refund.id, {
+        processorRefundId: null,
+        retryInMs: retryDelayMs(refund.attempts),
+      })) ?? refund
+    );
   }
 
   /** The processor's word on one refund, recorded; the row as it now is. */

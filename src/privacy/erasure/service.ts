@@ -65,7 +65,7 @@ export class CustomerErasure {
    * PII_RETENTION_DAYS: erases, batch by batch, every payment settled more than `retentionDays`
    * ago; a run that erased any is audited once on the operators' log.
    */
-  async eraseSettledBefore(retentionDays: number, now = new Date()): Promise<number> {
+  async eraseSettledBefore(retentionDays: number, now: Date): Promise<number> {
     const before = new Date(now.getTime() - retentionDays * 86_400_000);
     let total = 0;
     for (;;) {

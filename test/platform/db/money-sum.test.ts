@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { moneySum } from "../../../src/platform/db/money.ts";
+import { moneySum } from "../../../src/platform/db/money-sum.ts";
 
 describe("a sum of money columns", () => {
   it("reads as a number however the driver gives it", () => {
