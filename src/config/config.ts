@@ -1,4 +1,5 @@
 import packageJson from "../../package.json" with { type: "json" };
+import type { DatabaseSettings } from "../platform/db/open.ts";
 import { PROCESSOR_CATALOG } from "../processor/catalog.ts";
 import type { ProcessorDescriptor, ProcessorSettings } from "../processor/descriptor.ts";
 import {
@@ -17,26 +18,14 @@ import {
   trustProxy,
 } from "./values.ts";
 
-export interface Config {
+export interface Config extends DatabaseSettings {
   version: string;
   port: number;
   host: string;
   publicUrl: string;
   /** Where a customer goes when a merchant's URL is unusable; unset: the payment's /done page. */
   fallbackUrl: string | undefined;
-  databaseUrl: string | undefined;
   databaseConnectTimeoutSeconds: number;
-  databaseStatementTimeoutMs: number;
-  databaseLockTimeoutMs: number;
-  /** `transaction` behind a transaction pooler (PgBouncer): no named statements, no session state. */
-  databasePoolMode: "session" | "transaction";
-  /** A direct connection for LISTEN when the pool is a transaction pooler; unset: polling. */
-  databaseListenUrl: string | undefined;
-  /** A streaming replica for the reads that may lag; unset: every read goes to the primary. */
-  databaseReadUrl: string | undefined;
-  /** Past this replay lag the replica's reads go to the primary. */
-  databaseReadMaxLagMs: number;
-  dataDir: string;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   metricsToken: string | undefined;

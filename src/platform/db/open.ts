@@ -5,12 +5,17 @@ import { withReadReplica } from "./read-replica.ts";
 /** The database settings, as the configuration reads them (DATABASE_URL, DATA_DIR, …). */
 export interface DatabaseSettings {
   databaseUrl: string | undefined;
+  /** Where the embedded database (and the development key file) lives. */
   dataDir: string;
   databaseStatementTimeoutMs: number;
   databaseLockTimeoutMs: number;
+  /** `transaction` behind a transaction pooler (PgBouncer): no named statements, no session state. */
   databasePoolMode: "session" | "transaction";
+  /** A direct connection for LISTEN when the pool is a transaction pooler; unset: polling. */
   databaseListenUrl: string | undefined;
+  /** A streaming replica for the reads that may lag; unset: every read goes to the primary. */
   databaseReadUrl: string | undefined;
+  /** Past this replay lag the replica's reads go to the primary. */
   databaseReadMaxLagMs: number;
 }
 
