@@ -1,5 +1,6 @@
 import { PAYMENT_STATUSES } from "../payments/core/status.ts";
 import { CURRENCIES } from "../platform/format/money.ts";
+import { WEBHOOK_EVENT_NAMES } from "../webhooks/event-names.ts";
 
 // Documentation-only schemas: the answers of routes whose handlers build their JSON directly.
 // The live-answer test validates real answers against them, so they cannot drift unnoticed.
@@ -13,13 +14,7 @@ const object = (properties: Record<string, unknown>, required = Object.keys(prop
   properties,
 });
 
-const EVENT_NAMES = [
-  "payment.completed",
-  "payment.failed",
-  "payment.expired",
-  "payment.refunded",
-  "payment.disputed",
-];
+const EVENT_NAMES = [...WEBHOOK_EVENT_NAMES];
 
 /** The body posted to a webhookUrl, in the order its fields are sent. */
 export const webhookPayloadSchema = {

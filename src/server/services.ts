@@ -17,6 +17,7 @@ import { smtpMailer } from "../platform/mail/mailer.ts";
 import { Metrics } from "../platform/metrics/metrics.ts";
 import { createPrivacy, type Privacy } from "../privacy/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
+import type { WebhookEndpoints } from "../webhooks/endpoints.ts";
 import { createWebhooks, type WebhookEvents } from "../webhooks/module.ts";
 import type { WebhookOutbox } from "../webhooks/outbox.ts";
 import type { WebhookSettings } from "../webhooks/settings.ts";
@@ -45,6 +46,8 @@ export interface Services {
   webhooks: WebhookEvents;
   /** A group's own webhook URL. */
   webhookSettings: WebhookSettings;
+  /** A group's webhook endpoints. */
+  webhookEndpoints: WebhookEndpoints;
   /** Groups, SafeSites, API keys and webhook secrets. */
   merchants: MerchantsService;
   /** API keys to their group, cached, with the failed-attempt budget. */
@@ -68,7 +71,7 @@ export function buildServices(
   /** The built-in sandbox, whose records of a customer go with an erasure. */
   recordsElsewhere?: RecordsElsewhere,
 ): Services {
-  const webhookModule = createWebhooks(db, config);
+  const webhookModule = createWebhooks(db, config, box);
   const { outbox, log: eventLog, replays } = webhookModule;
   const merchantAuth = new MerchantAuthenticator(db, config.authFailuresPerMinute);
   const metrics = new Metrics(
@@ -112,6 +115,7 @@ export function buildServices(
     }),
     webhooks: { log: eventLog, replays },
     webhookSettings: webhookModule.settings,
+    webhookEndpoints: webhookModule.endpoints,
     branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,

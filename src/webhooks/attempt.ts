@@ -66,6 +66,21 @@ export class AttemptRunner {
       );
     }
     const attemptedAt = new Date();
+    if (delivery.webhook_secret === null) {
+      // Its endpoint was deleted after the claim: nothing is sent, with no secret to sign it.
+      const recorded = this.deps.outcomes.record({
+        deliveryId: delivery.id,
+        attempt: delivery.attempts,
+        attemptedAt,
+        statusCode: null,
+        error: "endpoint deleted",
+        durationMs: 0,
+        answer: null,
+        state: "failed",
+        retryDelayMs: 0,
+      });
+      return { recorded };
+    }
     const { headers, body } = buildRequest(
       {
         ...delivery,

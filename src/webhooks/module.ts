@@ -8,6 +8,7 @@ import type { Worker } from "../platform/jobs/periodic.ts";
 import type { Metrics } from "../platform/metrics/metrics.ts";
 import type { Logger } from "../platform/telemetry/logger.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
+import { WebhookEndpoints } from "./endpoints.ts";
 import { EventLog } from "./event-log.ts";
 import { WebhookOutbox } from "./outbox.ts";
 import { Replays } from "./replays.ts";
@@ -23,18 +24,25 @@ export interface Webhooks {
   replays: Replays;
   /** A group's own webhook URL. */
   settings: WebhookSettings;
+  /** A group's endpoints, each with its events and secret. */
+  endpoints: WebhookEndpoints;
 }
 
 /** What the routes and pages use of the module. */
 export type WebhookEvents = Pick<Webhooks, "log" | "replays">;
 
-export function createWebhooks(db: Database, config: Pick<Config, "allowedPrivateHosts">): Webhooks {
+export function createWebhooks(
+  db: Database,
+  config: Pick<Config, "allowedPrivateHosts">,
+  box: SecretBox,
+): Webhooks {
   const outbox = new WebhookOutbox();
   return {
     outbox,
     log: new EventLog(db),
     replays: new Replays(db, outbox),
     settings: new WebhookSettings(db, config.allowedPrivateHosts),
+    endpoints: new WebhookEndpoints(db, box, outbox, config.allowedPrivateHosts),
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Queryable } from "../platform/db/database.ts";
-import { insertEvent, insertEventWithDelivery } from "./sql/outbox.ts";
+import { insertEventAndDeliveries } from "./sql/outbox.ts";
 
 /** A finished webhook, as the module that caused it built it. */
 export interface OutboxMessage {
@@ -11,7 +11,7 @@ export interface OutboxMessage {
   status: string;
   /** The body, keys in the order they are sent; a `timestamp` key is set at the first attempt. */
   payload: Record<string, unknown>;
-  /** Where to deliver it; null keeps the event for the feed only. */
+  /** Where to deliver it besides the group's endpoints; null: to those alone, or the feed only. */
   url: string | null;
 }
 
@@ -34,16 +34,11 @@ export class WebhookOutbox {
    */
   async enqueue(tx: Queryable, message: OutboxMessage): Promise<{ eventId: string; queued: boolean }> {
     const event = { id: randomUUID(), ...message };
-    if (!message.url) {
-      await insertEvent(tx, event);
-      return { eventId: event.id, queued: false };
-    }
-    await insertEventWithDelivery(tx, event, {
-      id: randomUUID(),
-      url: message.url,
-      destination: destinationOf(message.url),
-    });
-    return { eventId: event.id, queued: true };
+    const delivery = message.url
+      ? { id: randomUUID(), url: message.url, destination: destinationOf(message.url) }
+      : null;
+    const queued = await insertEventAndDeliveries(tx, event, delivery);
+    return { eventId: event.id, queued: queued > 0 };
   }
 
   wake(): void {

@@ -5,14 +5,11 @@ export const USER_AGENT = "Service-Webhook/1.0";
 
 export type DeliveryToSign = Pick<
   ClaimedDelivery,
-  | "event_id"
-  | "event"
-  | "payment_id"
-  | "payload"
-  | "sent_timestamp"
-  | "webhook_secret"
-  | "previous_webhook_secrets"
->;
+  "event_id" | "event" | "payment_id" | "payload" | "sent_timestamp" | "previous_webhook_secrets"
+> & {
+  /** Opened. */
+  webhook_secret: string;
+};
 
 /**
  * Standard Webhooks signature: base64 HMAC-SHA256 over `${id}.${timestamp}.${body}` with the key

@@ -301,6 +301,31 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     await call("merchant", "PUT", "/api/v1/webhook-settings", { url: "ftp://shop.example.com" });
     await call("merchant", "GET", "/api/v1/webhook-settings");
     await call("none", "GET", "/api/v1/webhook-settings");
+    const endpoint = await call("merchant", "POST", "/api/v1/webhook-endpoints", {
+      url: "https://shop.example.com/endpoint",
+      events: ["payment.completed"],
+    });
+    const endpointId = endpoint.body.data.endpointId as string;
+    await call("merchant", "POST", "/api/v1/webhook-endpoints", {
+      url: "https://shop.example.com/x",
+      events: ["nope"],
+    });
+    await call("merchant", "GET", "/api/v1/webhook-endpoints");
+    await call("none", "GET", "/api/v1/webhook-endpoints");
+    await call("merchant", "GET", `/api/v1/webhook-endpoints/${endpointId}`);
+    await call("merchant", "GET", "/api/v1/webhook-endpoints/00000000-0000-0000-0000-000000000000");
+    await call("merchant", "PATCH", `/api/v1/webhook-endpoints/${endpointId}`, { description: "fulfilment" });
+    await call("merchant", "PATCH", `/api/v1/webhook-endpoints/${endpointId}`, { enabled: "no" });
+    await call("merchant", "POST", `/api/v1/webhook-endpoints/${endpointId}/rotate-secret`, {
+      graceSeconds: 60,
+    });
+    await call("merchant", "POST", `/api/v1/webhook-endpoints/${endpointId}/rotate-secret`, {
+      graceSeconds: -1,
+    });
+    await call("merchant", "POST", `/api/v1/webhook-endpoints/${endpointId}/test`);
+    await call("merchant", "POST", "/api/v1/webhook-endpoints/00000000-0000-0000-0000-000000000000/test");
+    await call("merchant", "DELETE", `/api/v1/webhook-endpoints/${endpointId}`);
+    await call("merchant", "DELETE", `/api/v1/webhook-endpoints/${endpointId}`);
     await call("merchant", "PUT", "/api/v1/branding", {
       displayName: "Documented Shop",
       brandColor: "#1a7f5a",

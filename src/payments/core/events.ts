@@ -1,14 +1,10 @@
+import type { WebhookEventName } from "../../webhooks/event-names.ts";
 import type { OutboxMessage } from "../../webhooks/outbox.ts";
 import { webhookMetadata } from "./metadata.ts";
 import type { PaymentStatus } from "./status.ts";
 import type { PaymentRow } from "./store.ts";
 
-export type WebhookEventName =
-  | "payment.completed"
-  | "payment.failed"
-  | "payment.expired"
-  | "payment.refunded"
-  | "payment.disputed";
+export type { WebhookEventName };
 
 /** Events by status (docs/api.md, "Webhooks"): pending, processing and dispute_won send nothing. */
 export const EVENT_FOR_STATUS: Partial<Record<PaymentStatus, WebhookEventName>> = {

@@ -18,6 +18,7 @@ import type { RedisLink } from "../../platform/limits/redis-link.ts";
 import { merchantErasureRoute } from "../../privacy/routes/erasure.ts";
 import type { Sandbox } from "../../sandbox/app.ts";
 import type { ProcessorSimulation } from "../../sandbox/simulation.ts";
+import webhookEndpointRoutes from "../../webhooks/routes/endpoints.ts";
 import eventFeedRoute from "../../webhooks/routes/feed.ts";
 import webhookSettingsRoutes from "../../webhooks/routes/settings.ts";
 import eventStreamRoute from "../../webhooks/routes/stream.ts";
@@ -90,6 +91,7 @@ export const merchantApi: FastifyPluginAsync<{
   await api.register(refundRoutes, { refunds: payments.refunds });
   await api.register(paymentLinkRoutes, { links: services.paymentLinks });
   await api.register(webhookSettingsRoutes, { settings: services.webhookSettings });
+  await api.register(webhookEndpointRoutes, { endpoints: services.webhookEndpoints });
   await api.register(brandingRoutes, { branding: services.branding });
   await api.register(eventFeedRoute, { webhooks });
   await api.register(eventStreamRoute, { db: services.db, keys: merchantAuth });

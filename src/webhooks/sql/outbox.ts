@@ -22,29 +22,35 @@ export interface NewDelivery {
   destination: string;
 }
 
-/** An event with nowhere to deliver it, kept for the event feed. */
-export async function insertEvent(q: Queryable, event: NewEvent): Promise<void> {
-  await q.query(
-    "INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload) VALUES ($1, $2, $3, $4, $5, $6)",
-    [event.id, event.transactionId, event.groupId, event.event, event.status, JSON.stringify(event.payload)],
-  );
-}
-
-/** One statement: the event, its delivery, and the NOTIFY that wakes dispatchers on commit. */
-export async function insertEventWithDelivery(
+/**
+ * One statement: the event; its delivery to `url` when there is one (the payment's own URL or the
+ * group's); one to each enabled endpoint of the group that takes this event; and the NOTIFY that
+ * wakes dispatchers on commit when anything was queued. The number of deliveries queued.
+ */
+export async function insertEventAndDeliveries(
   q: Queryable,
   event: NewEvent,
-  delivery: NewDelivery,
-): Promise<void> {
-  await q.query(
+  delivery: NewDelivery | null,
+): Promise<number> {
+  const [row] = await q.query<{ queued: number }>(
     `WITH event AS (
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at
-     ), delivery AS (
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at, group_id, event
+     ), direct AS (
        INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent)
-       SELECT $7, id, created_at, $8, $9, 'pending', $11 FROM event
+       SELECT $7, id, created_at, $8, $9, 'pending', $11 FROM event WHERE $8::text IS NOT NULL
+       RETURNING id
+     ), fanned AS (
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent, endpoint_id)
+       SELECT gen_random_uuid(), event.id, event.created_at, ep.url, ep.destination, 'pending', $11, ep.id
+       FROM event JOIN webhook_endpoints ep
+         ON ep.group_id = event.group_id AND ep.enabled AND event.event = ANY (ep.events)
+       RETURNING id
+     ), counted AS (
+       SELECT ((SELECT count(*) FROM direct) + (SELECT count(*) FROM fanned))::int AS queued
      )
-     SELECT pg_notify($10, '')`,
+     SELECT counted.queued FROM counted
+     LEFT JOIN LATERAL (SELECT pg_notify($10, '') WHERE counted.queued > 0) AS woke ON true`,
     [
       event.id,
       event.transactionId,
@@ -52,11 +58,46 @@ export async function insertEventWithDelivery(
       event.event,
       event.status,
       JSON.stringify(event.payload),
-      delivery.id,
-      delivery.url,
-      delivery.destination,
+      delivery?.id ?? null,
+      delivery?.url ?? null,
+      delivery?.destination ?? null,
       OUTBOX_CHANNEL,
       tracing().traceparent(),
+    ],
+  );
+  return row?.queued ?? 0;
+}
+
+/** An endpoint's `webhook.test`: an event of no payment, and its one delivery, to that endpoint. */
+export async function insertTestEvent(
+  q: Queryable,
+  test: {
+    eventId: string;
+    deliveryId: string;
+    groupId: string;
+    endpointId: string;
+    payload: Record<string, unknown>;
+  },
+): Promise<void> {
+  await q.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
+       VALUES ($1, NULL, $2, $3, 'test', $4) RETURNING id, created_at
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent, endpoint_id)
+       SELECT $5, event.id, event.created_at, ep.url, ep.destination, 'pending', $7, ep.id
+       FROM event, webhook_endpoints ep WHERE ep.id = $6
+     )
+     SELECT pg_notify($8, '')`,
+    [
+      test.eventId,
+      test.groupId,
+      test.payload.event,
+      JSON.stringify(test.payload),
+      test.deliveryId,
+      test.endpointId,
+      tracing().traceparent(),
+      OUTBOX_CHANNEL,
     ],
   );
 }
@@ -74,7 +115,7 @@ export async function insertRedelivery(
     `WITH target AS (
        SELECT d.event_id, d.event_created_at, d.url, d.destination FROM webhook_deliveries d
        JOIN webhook_events e ON e.id = d.event_id AND e.created_at = d.event_created_at
-       WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4
+       WHERE e.id = $2 AND e.group_id = $3 AND e.payment_id = $4 AND d.endpoint_id IS NULL
        ORDER BY d.created_at DESC LIMIT 1
      ), inserted AS (
        INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent)

@@ -16,11 +16,14 @@ export interface ClaimedDelivery {
   event: string;
   payment_id: string;
   payload: Record<string, unknown>;
-  webhook_secret: string;
-  /** The group's earlier secrets, each signing until its expiresAt (ISO 8601). */
+  /** Sealed; null when the delivery's endpoint was deleted after it was queued. */
+  webhook_secret: string | null;
+  /** The group's (or the endpoint's) earlier secrets, each signing until its expiresAt (ISO 8601). */
   previous_webhook_secrets: { secret: string; expiresAt: string }[];
   /** The request that queued it, while traces were on: the attempt's span links to it. */
   traceparent: string | null;
+  /** The endpoint it goes to; null: the payment's or the group's URL. */
+  endpoint_id: string | null;
 }
 
 export interface ClaimRequest {
@@ -81,7 +84,13 @@ const CLAIM_DUE_DELIVERIES = prepared(
      FROM webhook_events e JOIN groups g ON g.id = e.group_id
      WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND e.id = d.event_id AND e.created_at = d.event_created_at
      RETURNING d.id, d.event_id, d.url, d.destination, d.attempts, d.sent_timestamp, d.created_at, e.event, e.payment_id,
-       e.payload, g.webhook_secret, g.previous_webhook_secrets, d.traceparent`,
+       e.payload, d.traceparent, d.endpoint_id,
+       -- An endpoint's delivery is signed with the endpoint's own secrets, any other with the group's.
+       CASE WHEN d.endpoint_id IS NULL THEN g.webhook_secret
+         ELSE (SELECT ep.secret FROM webhook_endpoints ep WHERE ep.id = d.endpoint_id) END AS webhook_secret,
+       CASE WHEN d.endpoint_id IS NULL THEN g.previous_webhook_secrets
+         ELSE (SELECT ep.previous_secrets FROM webhook_endpoints ep WHERE ep.id = d.endpoint_id) END
+         AS previous_webhook_secrets`,
 );
 
 /**

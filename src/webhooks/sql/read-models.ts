@@ -53,7 +53,8 @@ export function listEventsSince(
   limit: number,
 ): Promise<EventRow[]> {
   return q.query<EventRow>(
-    "SELECT * FROM webhook_events WHERE group_id = $1 AND created_at >= $2 ORDER BY created_at, id LIMIT $3",
+    // Payments' events only: an endpoint's test event is its delivery log's, not the feed's.
+    "SELECT * FROM webhook_events WHERE group_id = $1 AND created_at >= $2 AND payment_id IS NOT NULL ORDER BY created_at, id LIMIT $3",
     [groupId, since, limit],
   );
 }
@@ -71,6 +72,7 @@ export function listEventsAfterEvent(
     `SELECT * FROM webhook_events
      WHERE group_id = $1
        AND (created_at, id) > (SELECT created_at, id FROM webhook_events WHERE group_id = $1 AND id = $2)
+       AND payment_id IS NOT NULL
      ORDER BY created_at, id LIMIT $3`,
     [groupId, eventId, limit],
   );
@@ -124,7 +126,7 @@ export function listFailedDeliveries(q: Queryable, limit: number): Promise<Faile
     `SELECT d.id, d.event_id, e.event, e.payment_id, e.group_id, d.url, d.attempts, d.last_status_code,
             d.last_error, d.completed_at
      FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.created_at = d.event_created_at
-     WHERE d.state = 'failed' ORDER BY d.completed_at DESC LIMIT $1`,
+     WHERE d.state = 'failed' AND e.payment_id IS NOT NULL ORDER BY d.completed_at DESC LIMIT $1`,
     [limit],
   );
 }

@@ -18,7 +18,7 @@ import {
   weekStart,
 } from "../../../src/platform/db/partitions.ts";
 import { pruneAll, pruners } from "../../../src/privacy/pruning.ts";
-import { insertEventWithDelivery } from "../../../src/webhooks/sql/outbox.ts";
+import { insertEventAndDeliveries } from "../../../src/webhooks/sql/outbox.ts";
 import { createTestDatabase } from "../../helpers/database.ts";
 
 const DAY_MS = 86_400_000;
@@ -132,7 +132,7 @@ describe("weekly partitions", () => {
         "SELECT id::int FROM audit_log WHERE action = 'after.upgrade'",
       );
       assert.ok((fresh?.id ?? 0) > lastAudit, "audit ids go on from the last one");
-      await insertEventWithDelivery(
+      await insertEventAndDeliveries(
         db,
         {
           id: crypto.randomUUID(),

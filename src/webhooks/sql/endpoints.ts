@@ -1,0 +1,163 @@
+// A group's webhook endpoints: added (within the group's limit), read, changed, removed, and their
+// signing secrets rotated.
+import type { Queryable } from "../../platform/db/database.ts";
+
+export interface EndpointRow {
+  id: string;
+  group_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: "failing" | "disabled" | null;
+  created_at: Date;
+}
+
+const COLUMNS = "id, group_id, url, events, description, enabled, disabled_reason, created_at";
+
+export interface NewEndpoint {
+  id: string;
+  groupId: string;
+  url: string;
+  destination: string;
+  events: string[];
+  description: string | null;
+  /** Sealed. */
+  secret: string;
+}
+
+/**
+ * Adds an endpoint unless the group has `limit` already: counted under the group's row lock, so two
+ * adds at once cannot both take the last place. Undefined when the group is full.
+ */
+export async function insertEndpoint(
+  q: Queryable,
+  endpoint: NewEndpoint,
+  limit: number,
+): Promise<EndpointRow | undefined> {
+  const [row] = await q.query<EndpointRow>(
+    `WITH locked AS (SELECT id FROM groups WHERE id = $2 FOR UPDATE)
+     INSERT INTO webhook_endpoints (id, group_id, url, destination, events, description, secret)
+     SELECT $1, locked.id, $3, $4, $5, $6, $7 FROM locked
+     WHERE (SELECT count(*) FROM webhook_endpoints WHERE group_id = $2) < $8
+     RETURNING ${COLUMNS}`,
+    [
+      endpoint.id,
+      endpoint.groupId,
+      endpoint.url,
+      endpoint.destination,
+      endpoint.events,
+      endpoint.description,
+      endpoint.secret,
+      limit,
+    ],
+  );
+  return row;
+}
+
+export function listEndpoints(q: Queryable, groupId: string): Promise<EndpointRow[]> {
+  return q.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE group_id = $1 ORDER BY created_at, id`,
+    [groupId],
+  );
+}
+
+export async function findEndpoint(
+  q: Queryable,
+  groupId: string,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  const [row] = await q.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE group_id = $1 AND id = $2`,
+    [groupId, id],
+  );
+  return row;
+}
+
+export interface EndpointChange {
+  url?: { url: string; destination: string } | undefined;
+  events?: string[] | undefined;
+  description?: string | null | undefined;
+  enabled?: boolean | undefined;
+}
+
+/**
+ * Changes what is given. Enabling clears the failure record, so an endpoint enabled again is
+ * judged from then on; disabling by request says so.
+ */
+export async function updateEndpoint(
+  q: Queryable,
+  groupId: string,
+  id: string,
+  change: EndpointChange,
+): Promise<EndpointRow | undefined> {
+  const [row] = await q.query<EndpointRow>(
+    `UPDATE webhook_endpoints SET
+       url = COALESCE($3, url),
+       destination = COALESCE($4, destination),
+       events = COALESCE($5, events),
+       description = CASE WHEN $6 THEN $7 ELSE description END,
+       enabled = COALESCE($8, enabled),
+       disabled_reason = CASE
+         WHEN $8 IS NULL THEN disabled_reason
+         WHEN $8 THEN NULL
+         WHEN enabled THEN 'disabled'
+         ELSE disabled_reason END,
+       failing_since = CASE WHEN $8 THEN NULL ELSE failing_since END,
+       updated_at = now()
+     WHERE group_id = $1 AND id = $2
+     RETURNING ${COLUMNS}`,
+    [
+      groupId,
+      id,
+      change.url?.url ?? null,
+      change.url?.destination ?? null,
+      change.events ?? null,
+      change.description !== undefined,
+      change.description ?? null,
+      change.enabled ?? null,
+    ],
+  );
+  return row;
+}
+
+/** Removes it; its deliveries not yet made are given up with it. False for no such endpoint. */
+export async function deleteEndpoint(q: Queryable, groupId: string, id: string): Promise<boolean> {
+  const rows = await q.query(
+    `WITH gone AS (DELETE FROM webhook_endpoints WHERE group_id = $1 AND id = $2 RETURNING id),
+     given_up AS (
+       UPDATE webhook_deliveries d SET state = 'failed', completed_at = now(), last_error = 'endpoint deleted'
+       FROM gone WHERE d.endpoint_id = gone.id AND d.state = 'pending'
+     )
+     SELECT id FROM gone`,
+    [groupId, id],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * A new secret; the current one keeps signing for `graceSeconds` (none: retired at once), as do
+ * earlier ones until their own expiry. False for no such endpoint.
+ */
+export async function rotateEndpointSecret(
+  q: Queryable,
+  groupId: string,
+  id: string,
+  sealedSecret: string,
+  graceSeconds: number,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE webhook_endpoints e SET secret = $3, updated_at = now(), previous_secrets = (
+       SELECT COALESCE(jsonb_agg(entry ORDER BY (entry->>'expiresAt')::timestamptz), '[]'::jsonb) FROM (
+         SELECT entry FROM jsonb_array_elements(e.previous_secrets) AS kept(entry)
+         WHERE (entry->>'expiresAt')::timestamptz > now()
+         UNION ALL
+         SELECT jsonb_build_object('secret', e.secret, 'expiresAt', now() + make_interval(secs => $4))
+         WHERE $4 > 0
+       ) AS earlier(entry))
+     WHERE group_id = $1 AND id = $2
+     RETURNING id`,
+    [groupId, id, sealedSecret, graceSeconds],
+  );
+  return rows.length > 0;
+}
