@@ -54,6 +54,8 @@ export interface Config extends DatabaseSettings {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookConcurrency: number;
+  /** An endpoint whose every delivery failed for this long, with no success in between, is disabled. */
+  webhookEndpointDisableAfterMs: number;
   allowedPrivateHosts: string[];
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
@@ -197,6 +199,7 @@ export const ENVIRONMENT_VARIABLES = [
   "WEBHOOK_RETRY_DELAYS",
   "WEBHOOK_TIMEOUT_MS",
   "WEBHOOK_CONCURRENCY",
+  "WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS",
   "ALLOWED_PRIVATE_HOSTS",
   "RATE_LIMIT_MAX",
   "RATE_LIMIT_WINDOW_SECONDS",
@@ -286,6 +289,9 @@ export function loadConfig(
     webhookRetryDelaysMs: retryDelays(env.WEBHOOK_RETRY_DELAYS || "5,30,30"),
     webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10000, 1, 600_000),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 64, 1, 10000),
+    webhookEndpointDisableAfterMs: Math.round(
+      seconds(env, "WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS", 72, 24 * 365, "hours") * 3_600_000,
+    ),
     allowedPrivateHosts: (env.ALLOWED_PRIVATE_HOSTS || "")
       .split(",")
       .map((entry) => entry.trim().toLowerCase())

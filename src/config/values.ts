@@ -26,11 +26,11 @@ export function integer(
   return value;
 }
 
-export function seconds(env: Env, name: string, fallback: number, max: number): number {
+export function seconds(env: Env, name: string, fallback: number, max: number, unit = "seconds"): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || Number(raw) > max) {
-    throw bad(name, raw, `a number of seconds from 0 to ${max} (decimals allowed)`);
+    throw bad(name, raw, `a number of ${unit} from 0 to ${max} (decimals allowed)`);
   }
   return Number(raw);
 }

@@ -17,12 +17,13 @@ import { migrate } from "../platform/db/migrate.ts";
 import { openDatabase } from "../platform/db/open.ts";
 import { startPeriodic } from "../platform/jobs/periodic.ts";
 import { RedisLink } from "../platform/limits/redis-link.ts";
-import { smtpMailer } from "../platform/mail/mailer.ts";
+import { type Mailer, smtpMailer } from "../platform/mail/mailer.ts";
 import { adminTokenFile } from "../platform/settings/admin-token-file.ts";
 import { startPrivacyWorkers } from "../privacy/module.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
 import { ProcessorRegistry } from "../processor/registry.ts";
 import type { Sandbox } from "../sandbox/app.ts";
+import { type DisabledEndpoint, startEndpointHealth } from "../webhooks/endpoint-health.ts";
 import { startWebhookWorkers } from "../webhooks/module.ts";
 import type { Resolver } from "../webhooks/safe-connect.ts";
 import { createHttpApp, isLocalUrl, listeningUrl } from "./http-app.ts";
@@ -218,6 +219,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
           resolver: options.webhookResolver,
         })),
       );
+      const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined;
+      workers.push(
+        startEndpointHealth({
+          db,
+          disableAfterMs: config.webhookEndpointDisableAfterMs,
+          log: app.log,
+          onDisabled: (endpoint) => tellOfDisabledEndpoint(services, mailer, endpoint),
+        }),
+      );
       if (config.smtpUrl) {
         const receipts = new ReceiptSender(
           db,
@@ -262,5 +272,29 @@ export async function startService(config: Config, options: StartOptions = {}): 
       throw new ConfigError(wrongKeyMessage(error.keyId, !config.secretsKeys));
     }
     throw error;
+  }
+}
+
+/** The group's owners and developers hear that an endpoint was disabled (with SMTP_URL). */
+async function tellOfDisabledEndpoint(
+  services: Services,
+  mailer: Mailer | undefined,
+  endpoint: DisabledEndpoint,
+): Promise<void> {
+  if (!mailer) return;
+  const people = (await services.accounts.members.list(endpoint.group_id)).filter(
+    (member) => !member.pending && (member.role === "owner" || member.role === "developer"),
+  );
+  for (const person of people) {
+    await mailer.send({
+      to: person.email,
+      subject: "A webhook endpoint was disabled",
+      text:
+        `Every delivery to your webhook endpoint ${endpoint.url} has failed since ` +
+        `${endpoint.failing_since.toISOString()}, so it was disabled. Events go on being recorded.\n\n` +
+        `Enable it again on the dashboard's Developers page, or with PATCH /api/v1/webhook-endpoints/${endpoint.id} ` +
+        `{"enabled": true}; then POST /api/v1/events/recover {"since": …, "endpointId": "${endpoint.id}"} sends the ` +
+        "events it missed.\n",
+    });
   }
 }

@@ -78,6 +78,7 @@ export class AttemptRunner {
         answer: null,
         state: "failed",
         retryDelayMs: 0,
+        endpointId: null,
       });
       return { recorded };
     }
@@ -114,6 +115,7 @@ export class AttemptRunner {
         answer: result.answer,
         state,
         retryDelayMs: retryDelay ?? 0,
+        endpointId: delivery.endpoint_id,
       })
       .then(() => this.afterRecorded(delivery, result, state, retryDelay));
     return { recorded };

@@ -5,7 +5,11 @@ import { type Audit, withAudit } from "../platform/audit/store.ts";
 import type { Database } from "../platform/db/database.ts";
 import { notFound } from "../platform/errors/domain-error.ts";
 import type { WebhookOutbox } from "./outbox.ts";
-import { insertRecoveryDeliveries, insertRedelivery } from "./sql/outbox.ts";
+import {
+  insertEndpointRecoveryDeliveries,
+  insertRecoveryDeliveries,
+  insertRedelivery,
+} from "./sql/outbox.ts";
 
 export class Replays {
   constructor(
@@ -32,6 +36,23 @@ export class Replays {
     audit: Audit<number>,
   ): Promise<{ queued: number }> {
     const queued = await withAudit(this.db, audit, (q) => insertRecoveryDeliveries(q, window));
+    if (queued > 0) this.outbox.wake();
+    return { queued };
+  }
+
+  /**
+   * Every payment event of the window the endpoint takes and has not received, to it alone (an
+   * endpoint enabled again after it was disabled). Another group's endpoint is not found.
+   */
+  async recoverToEndpoint(
+    window: { groupId: string; endpointId: string; since: Date; until: Date },
+    audit: Audit<number>,
+  ): Promise<{ queued: number }> {
+    const queued = await withAudit(this.db, audit, async (q) => {
+      const count = await insertEndpointRecoveryDeliveries(q, window);
+      if (count === undefined) throw notFound("Webhook endpoint");
+      return count;
+    });
     if (queued > 0) this.outbox.wake();
     return { queued };
   }

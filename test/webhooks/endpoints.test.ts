@@ -3,8 +3,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
+import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { smtpListener } from "../helpers/smtp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 describe("webhook endpoints", () => {
@@ -183,5 +185,119 @@ describe("webhook endpoints", () => {
     );
     assert.equal(made.filter((answer) => answer.status === 400).length, 1);
     assert.equal(await count(), 16);
+  });
+});
+
+describe("an endpoint that keeps failing, and one that is slow", () => {
+  cheapPasswordHashes();
+  let receiver: Receiver;
+  let service: TestService;
+  let group: TestGroup;
+  let smtp: Awaited<ReturnType<typeof smtpListener>>;
+  let failing = true;
+
+  before(async () => {
+    receiver = new Receiver({
+      "/broken": () => (failing ? 500 : 200),
+      "/slow": async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        return 200;
+      },
+      "/quick": () => 200,
+    });
+    await receiver.start();
+    smtp = await smtpListener();
+    service = await startTestService({
+      ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+      WEBHOOK_RETRY_DELAYS: "0.05,0.05,0.05",
+      WEBHOOK_TIMEOUT_MS: "12000",
+      // About 1.8 s of failures disable an endpoint.
+      WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS: "0.0005",
+      SMTP_URL: smtp.url,
+    });
+    group = await service.createGroup();
+    await signedInUser(service, group, "owner@shop.example", "owner");
+    await signedInUser(service, group, "dev@shop.example", "developer");
+    await signedInUser(service, group, "viewer@shop.example", "viewer");
+  });
+  after(async () => {
+    await service.close();
+    await receiver.stop();
+    await smtp.close();
+  });
+
+  const add = async (path: string) =>
+    (await service.api(group, "POST", "/api/v1/webhook-endpoints", { url: `${receiver.url}${path}` })).body
+      .data as {
+      endpointId: string;
+    };
+  const complete = async () => {
+    const created = (await service.createPayment(group)).body.data;
+    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+    return created.transactionId as string;
+  };
+
+  it("is disabled after failing for the configured time, audited, and its owners and developers are e-mailed; recovery sends what it missed", async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const { endpointId } = await add("/broken");
+    await complete();
+    const disabled = await waitFor(async () => {
+      await complete();
+      const endpoint = (await service.api(group, "GET", `/api/v1/webhook-endpoints/${endpointId}`)).body.data;
+      return endpoint.enabled ? undefined : endpoint;
+    }, 15_000);
+    assert.equal(disabled.disabledReason, "failing");
+    const audit = await service.services.db.query<{ actor: string }>(
+      "SELECT actor FROM audit_log WHERE action = 'webhook_endpoint.disabled' AND target = $1",
+      [endpointId],
+    );
+    assert.deepEqual(audit, [{ actor: "system" }]);
+    // The invites went by mail too: only the endpoint's alerts are counted.
+    const alerts = () => smtp.messages.filter((message) => /webhook endpoint/.test(message.body));
+    await waitFor(async () => (alerts().length >= 2 ? true : undefined));
+    const told = alerts()
+      .flatMap((message) => message.to)
+      .sort();
+    assert.deepEqual(told, ["dev@shop.example", "owner@shop.example"], "owners and developers, not viewers");
+
+    // Disabled: new events are recorded and not sent to it.
+    const before = receiver.at("/broken").length;
+    await complete();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receiver.at("/broken").length, before);
+
+    // Fixed and enabled again: nothing old goes by itself; recovery sends the window's events once.
+    failing = false;
+    const enabled = await service.api(group, "PATCH", `/api/v1/webhook-endpoints/${endpointId}`, {
+      enabled: true,
+    });
+    assert.equal(enabled.body.data.disabledReason, null);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receiver.at("/broken").length, before);
+    const recovered = await service.api(group, "POST", "/api/v1/events/recover", { since, endpointId });
+    assert.equal(recovered.status, 202, JSON.stringify(recovered.body));
+    assert.ok(recovered.body.data.queued >= 3, JSON.stringify(recovered.body));
+    await waitFor(async () =>
+      receiver.at("/broken").filter((received) => received.headers["webhook-id"]).length >=
+      before + recovered.body.data.queued
+        ? true
+        : undefined,
+    );
+    const again = await service.api(group, "POST", "/api/v1/events/recover", { since, endpointId });
+    assert.equal(again.body.data.queued, 0, "what it received is not sent twice");
+    const elsewhere = await service.createGroup({ name: "Elsewhere" });
+    const foreign = await service.api(elsewhere, "POST", "/api/v1/events/recover", { since, endpointId });
+    assert.equal(foreign.status, 404);
+  });
+
+  it("one endpoint answering after 10 s does not hold back another", async () => {
+    await add("/slow");
+    await add("/quick");
+    const started = Date.now();
+    const transactionId = await complete();
+    const quick = await waitFor(async () =>
+      receiver.at("/quick").find((received) => JSON.parse(received.body).transactionId === transactionId),
+    );
+    assert.ok(quick.at - started < 3000, `the quick endpoint waited ${quick.at - started} ms`);
   });
 });

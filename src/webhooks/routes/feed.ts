@@ -1,7 +1,7 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../platform/audit/store.ts";
-import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
+import { errorResponses, merchantSecurity, successEnvelope, uuidParam } from "../../platform/http/schemas.ts";
 import { describedPattern } from "../../platform/http/validation-messages.ts";
 import { recoverBodySchema, recoveryWindow, storableTime } from "../../platform/http/window.ts";
 import type { WebhookEvents } from "../module.ts";
@@ -49,10 +49,15 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookEvents }> = async (s
       config: { rateLimit: { max: 10, timeWindow: 60_000 } },
       schema: {
         summary: "Send again every event whose deliveries all failed in a time window",
-        description: "Each keeps its webhook-id, so a receiver that did get it de-duplicates.",
+        description:
+          "Each keeps its webhook-id, so a receiver that did get it de-duplicates. With endpointId: every event " +
+          "of the window that endpoint takes and did not receive, to that endpoint only.",
         tags: ["webhooks"],
         security: merchantSecurity,
-        body: recoverBodySchema,
+        body: {
+          ...recoverBodySchema,
+          properties: { ...recoverBodySchema.properties, endpointId: uuidParam("Webhook endpoint") },
+        },
         response: {
           202: successEnvelope({
             type: "object",
@@ -65,15 +70,19 @@ const eventFeedRoute: FastifyPluginAsync<{ webhooks: WebhookEvents }> = async (s
     },
     async (request, reply) => {
       const window = recoveryWindow(request.body);
-      const result = await webhooks.replays.recover(
-        { groupId: request.merchant.groupId, ...window },
-        (queued) =>
-          byApiKey(request, "webhooks.recovered", null, {
-            since: window.since.toISOString(),
-            until: window.until.toISOString(),
-            queued,
-          }),
-      );
+      const { endpointId } = request.body;
+      const audit = (queued: number) =>
+        byApiKey(request, "webhooks.recovered", endpointId ?? null, {
+          since: window.since.toISOString(),
+          until: window.until.toISOString(),
+          queued,
+        });
+      const result = endpointId
+        ? await webhooks.replays.recoverToEndpoint(
+            { groupId: request.merchant.groupId, endpointId, ...window },
+            audit,
+          )
+        : await webhooks.replays.recover({ groupId: request.merchant.groupId, ...window }, audit);
       return reply.code(202).send({ success: true as const, data: result });
     },
   );

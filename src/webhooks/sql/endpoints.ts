@@ -83,7 +83,7 @@ export interface EndpointChange {
 
 /**
  * Changes what is given. Enabling clears the failure record, so an endpoint enabled again is
- * judged from then on; disabling by request says so.
+ * judged from then on; disabling by request says so, and gives up its deliveries not yet under way.
  */
 export async function updateEndpoint(
   q: Queryable,
@@ -92,7 +92,8 @@ export async function updateEndpoint(
   change: EndpointChange,
 ): Promise<EndpointRow | undefined> {
   const [row] = await q.query<EndpointRow>(
-    `UPDATE webhook_endpoints SET
+    `WITH changed AS (
+     UPDATE webhook_endpoints SET
        url = COALESCE($3, url),
        destination = COALESCE($4, destination),
        events = COALESCE($5, events),
@@ -106,7 +107,15 @@ export async function updateEndpoint(
        failing_since = CASE WHEN $8 THEN NULL ELSE failing_since END,
        updated_at = now()
      WHERE group_id = $1 AND id = $2
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS}
+     ), given_up AS (
+       -- Disabled: what it has not been sent yet is not sent (enabling it again sends nothing old).
+       UPDATE webhook_deliveries d SET state = 'failed', completed_at = now(), last_error = 'endpoint disabled'
+       FROM changed
+       WHERE $8 = false AND d.endpoint_id = changed.id AND d.state = 'pending'
+         AND (d.locked_until IS NULL OR d.locked_until < now())
+     )
+     SELECT * FROM changed`,
     [
       groupId,
       id,
@@ -160,4 +169,36 @@ export async function rotateEndpointSecret(
     [groupId, id, sealedSecret, graceSeconds],
   );
   return rows.length > 0;
+}
+
+export interface DisabledEndpoint {
+  id: string;
+  group_id: string;
+  url: string;
+  failing_since: Date;
+}
+
+/**
+ * Disables every enabled endpoint whose deliveries have all failed for `afterMs`, gives up their
+ * deliveries not yet under way, and audits each, in one statement.
+ */
+export function disableFailingEndpoints(q: Queryable, afterMs: number): Promise<DisabledEndpoint[]> {
+  return q.query<DisabledEndpoint>(
+    `WITH disabled AS (
+       UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = now()
+       WHERE enabled AND failing_since < now() - make_interval(secs => $1::double precision / 1000)
+       RETURNING id, group_id, url, failing_since
+     ), given_up AS (
+       UPDATE webhook_deliveries d SET state = 'failed', completed_at = now(), last_error = 'endpoint disabled'
+       FROM disabled
+       WHERE d.endpoint_id = disabled.id AND d.state = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+     ), audited AS (
+       INSERT INTO audit_log (group_id, actor, action, target, detail)
+       SELECT group_id, 'system', 'webhook_endpoint.disabled', id::text,
+         json_build_object('reason', 'failing', 'url', url, 'failingSince', failing_since)
+       FROM disabled
+     )
+     SELECT id, group_id, url, failing_since FROM disabled`,
+    [afterMs],
+  );
 }

@@ -156,6 +156,41 @@ export async function insertRecoveryDeliveries(
 }
 
 /**
+ * A delivery to one endpoint of every payment event of [since, until) it takes and has no
+ * successful or pending delivery of; the number queued, or undefined for no such endpoint.
+ */
+export async function insertEndpointRecoveryDeliveries(
+  q: Queryable,
+  window: { groupId: string; endpointId: string; since: Date; until: Date },
+): Promise<number | undefined> {
+  const [row] = await q.query<{ found: boolean; queued: number }>(
+    `WITH endpoint AS (
+       SELECT id, url, destination, events FROM webhook_endpoints WHERE id = $2 AND group_id = $1
+     ), missed AS (
+       SELECT e.id, e.created_at FROM webhook_events e, endpoint
+       WHERE e.group_id = $1 AND e.created_at >= $3 AND e.created_at < $4 AND e.payment_id IS NOT NULL
+         AND e.event = ANY (endpoint.events)
+         AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries d
+           WHERE d.event_id = e.id AND d.event_created_at = e.created_at AND d.endpoint_id = endpoint.id
+             AND d.state <> 'failed'
+         )
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, traceparent, endpoint_id)
+       SELECT gen_random_uuid(), missed.id, missed.created_at, endpoint.url, endpoint.destination, 'pending', $6, endpoint.id
+       FROM missed, endpoint
+       RETURNING id
+     ), counted AS (
+       SELECT EXISTS (SELECT 1 FROM endpoint) AS found, (SELECT count(*) FROM queued)::int AS queued
+     )
+     SELECT counted.found, counted.queued FROM counted
+     LEFT JOIN LATERAL (SELECT pg_notify($5, '') WHERE counted.queued > 0) AS woke ON true`,
+    [window.groupId, window.endpointId, window.since, window.until, OUTBOX_CHANNEL, tracing().traceparent()],
+  );
+  return row?.found ? row.queued : undefined;
+}
+
+/**
  * Takes `fields` out of every stored body of these payments' events, keeping the others in their
  * order: a resend, a retry not yet sent, the feed and the stream all read these bodies.
  */

@@ -160,13 +160,25 @@ export interface AttemptRecord {
   /** The delivery's state after this attempt. */
   state: "succeeded" | "failed" | "pending";
   retryDelayMs: number;
+  /** The endpoint it went to: a success clears the endpoint's failure record, a failure starts one. */
+  endpointId: string | null;
 }
 
 // As often as the claim: prepared.
 const RECORD_ATTEMPTS = prepared(
   `WITH results AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[], $9::text[])
-         AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms, answer)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[], $9::text[], $10::uuid[])
+         AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms, answer, endpoint_id)
+     ), endpoint_health AS (
+       -- Failing since the first failed attempt after the last success; any success clears it.
+       UPDATE webhook_endpoints ep SET failing_since = CASE
+           WHEN h.delivered THEN NULL ELSE COALESCE(ep.failing_since, h.first_failure) END
+       FROM (
+         SELECT endpoint_id, bool_or(state = 'succeeded') AS delivered, min(attempted_at) AS first_failure
+         FROM results WHERE endpoint_id IS NOT NULL GROUP BY endpoint_id
+       ) AS h
+       WHERE ep.id = h.endpoint_id
+         AND ep.failing_since IS DISTINCT FROM CASE WHEN h.delivered THEN NULL ELSE COALESCE(ep.failing_since, h.first_failure) END
      ), attempt AS (
        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms, answer)
        SELECT id, attempt, attempted_at, status_code, error, duration_ms, answer FROM results
@@ -193,5 +205,6 @@ export async function recordAttempts(q: Queryable, batch: readonly AttemptRecord
     batch.map((entry) => entry.state),
     batch.map((entry) => entry.retryDelayMs),
     batch.map((entry) => entry.answer),
+    batch.map((entry) => entry.endpointId),
   ]);
 }

@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event whose deliveries all failed in a time window
-         * @description Each keeps its webhook-id, so a receiver that did get it de-duplicates.
+         * @description Each keeps its webhook-id, so a receiver that did get it de-duplicates. With endpointId: every event of the window that endpoint takes and did not receive, to that endpoint only.
          */
         post: operations["recoverEvents"];
         delete?: never;
@@ -2620,6 +2620,8 @@ export interface operations {
                     since: string;
                     /** Format: date-time */
                     until?: string;
+                    /** @description Webhook endpoint ID */
+                    endpointId?: string;
                 };
             };
         };
