@@ -101,3 +101,7 @@ export async function asMerchant<T>(command: Command, call: (checkout: Checkout)
     throw explained(error, globals(command).url);
   }
 }
+
+/** Prints `data` as JSON with --json, else as the text made for people. */
+export const show = (command: Command, data: unknown, text: string) =>
+  globals(command).json ? out(command)(data) : process.stdout.write(`${text}\n`);

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { defaultUrl } from "./api-client.ts";
 import { adminCommands } from "./commands/admin.ts";
 import { developmentCommands } from "./commands/development.ts";
+import { endpointCommands } from "./commands/endpoints.ts";
 import { merchantCommands } from "./commands/merchant.ts";
 import { serviceCommands } from "./commands/service.ts";
 import { serviceUrl } from "./context.ts";
@@ -41,6 +42,7 @@ program.commandsGroup("Operating it (admin token):");
 adminCommands(program);
 program.commandsGroup("Your payments (merchant keys):");
 merchantCommands(program);
+endpointCommands(program);
 program.commandsGroup("Developing against it:");
 developmentCommands(program);
 

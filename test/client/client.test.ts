@@ -93,6 +93,27 @@ describe("@checkout-service/client against a real service", () => {
     assert.deepEqual(await checkout.customers.erase("forget.me@example.com"), { erased: { payments: 0 } });
   });
 
+  it("manages webhook endpoints: create with its secret once, list, get, update, test, rotate, delete", async () => {
+    const made = await checkout.endpoints.create({
+      url: `${receiver.url}/hook`,
+      events: ["payment.completed"],
+    });
+    assert.match(made.secret, /^whsec_/);
+    const endpointId: string = made.endpointId;
+    assert.deepEqual(made.events, ["payment.completed"]);
+    const listed = await checkout.endpoints.list();
+    assert.ok(listed.endpoints.some((endpoint) => endpoint.endpointId === endpointId));
+    const changed = await checkout.endpoints.update(endpointId, { description: "fulfilment" });
+    assert.equal(changed.description, "fulfilment");
+    assert.equal((await checkout.endpoints.get(endpointId)).description, "fulfilment");
+    assert.equal((await checkout.endpoints.test(endpointId)).event, "webhook.test");
+    const rotated = await checkout.endpoints.rotateSecret(endpointId, { graceSeconds: 0 });
+    assert.notEqual(rotated.secret, made.secret);
+    assert.equal((await checkout.endpoints.delete(endpointId)).deleted, true);
+    const missing = await checkout.endpoints.get(endpointId).then(() => assert.fail("found"), asCheckoutError);
+    assert.equal(missing.status, 404);
+  });
+
   it("rejects an error answer with a CheckoutError carrying status, code and message", async () => {
     const missing = await checkout.payments
       .get("00000000-0000-0000-0000-000000000000")

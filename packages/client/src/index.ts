@@ -31,6 +31,25 @@ export type SandboxEvent = NonNullable<
   paths["/api/v1/sandbox/trigger"]["post"]["requestBody"]
 >["content"]["application/json"]["event"];
 
+type Ok<Op> = Op extends { responses: infer R }
+  ? R extends { 200: infer A } | { 201: infer A } | { 202: infer A }
+    ? A extends { content: { "application/json": { data: infer D } } }
+      ? D
+      : never
+    : never
+  : never;
+type Body<Op> = Op extends { requestBody?: infer B }
+  ? NonNullable<B> extends { content: { "application/json": infer J } }
+    ? NonNullable<J>
+    : never
+  : never;
+type Operations = import("./generated/api.js").operations;
+/** A webhook endpoint: its URL, the events it takes, and whether it is enabled. */
+export type WebhookEndpoint = Ok<Operations["getWebhookEndpoint"]>;
+export type CreatedWebhookEndpoint = Ok<Operations["createWebhookEndpoint"]>;
+export type WebhookEndpointInput = Body<Operations["createWebhookEndpoint"]>;
+export type WebhookEndpointChange = Body<Operations["changeWebhookEndpoint"]>;
+
 export interface PaymentPage {
   payments: Payment[];
   hasMore: boolean;
@@ -172,9 +191,18 @@ export class Checkout {
       this.call("GET", `/api/v1/payments/${segment(transactionId)}/events`),
     resend: (transactionId: string, eventId: string): Promise<{ deliveryId: string; state: "pending" }> =>
       this.call("POST", `/api/v1/payments/${segment(transactionId)}/events/${segment(eventId)}/resend`),
-    recover: (window: { since: string | Date; until?: string | Date }): Promise<{ queued: number }> =>
+    /** Every event of the window whose deliveries all failed; with `endpointId`, what that endpoint missed. */
+    recover: (window: {
+      since: string | Date;
+      until?: string | Date;
+      endpointId?: string;
+    }): Promise<{ queued: number }> =>
       this.call("POST", "/api/v1/events/recover", {
-        body: { since: iso(window.since), ...(window.until !== undefined && { until: iso(window.until) }) },
+        body: {
+          since: iso(window.since),
+          ...(window.until !== undefined && { until: iso(window.until) }),
+          ...(window.endpointId !== undefined && { endpointId: window.endpointId }),
+        },
       }),
     /**
      * The group's events as they happen, for `for await`: from now, or just after `lastEventId`.
@@ -184,6 +212,29 @@ export class Checkout {
      */
     stream: (options: EventStreamOptions = {}): AsyncIterable<StreamedEvent> =>
       followEvents(this.transport, options),
+  };
+
+  /** The group's webhook endpoints: several destinations, each with its events and its own secret. */
+  readonly endpoints = {
+    /** A new endpoint; its `secret` is in this answer only. */
+    create: (input: WebhookEndpointInput): Promise<CreatedWebhookEndpoint> =>
+      this.call("POST", "/api/v1/webhook-endpoints", { body: input }),
+    list: (): Promise<{ endpoints: WebhookEndpoint[] }> => this.call("GET", "/api/v1/webhook-endpoints"),
+    get: (endpointId: string): Promise<WebhookEndpoint> =>
+      this.call("GET", `/api/v1/webhook-endpoints/${segment(endpointId)}`),
+    update: (endpointId: string, change: WebhookEndpointChange): Promise<WebhookEndpoint> =>
+      this.call("PATCH", `/api/v1/webhook-endpoints/${segment(endpointId)}`, { body: change }),
+    delete: (endpointId: string): Promise<{ endpointId: string; deleted: boolean }> =>
+      this.call("DELETE", `/api/v1/webhook-endpoints/${segment(endpointId)}`),
+    /** A new secret (shown this once); the old one signs beside it for `graceSeconds` (default a day). */
+    rotateSecret: (
+      endpointId: string,
+      options: { graceSeconds?: number } = {},
+    ): Promise<{ secret: string }> =>
+      this.call("POST", `/api/v1/webhook-endpoints/${segment(endpointId)}/rotate-secret`, { body: options }),
+    /** One signed `webhook.test` event to the endpoint, delivered like any other. */
+    test: (endpointId: string): Promise<{ endpointId: string; event: string }> =>
+      this.call("POST", `/api/v1/webhook-endpoints/${segment(endpointId)}/test`),
   };
 
   readonly customers = {

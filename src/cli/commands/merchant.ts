@@ -14,6 +14,7 @@ import {
   merchantClient,
   merchantKeys,
   out,
+  show,
   wholeNumber,
 } from "../context.ts";
 import { listen, listenStatePath, loadListenState } from "../listen.ts";
@@ -56,10 +57,6 @@ function paymentFacts(payment: Payment): string {
   ];
   return facts(lines);
 }
-
-/** Prints `data` as JSON with --json, else as the text made for people. */
-const show = (command: Command, data: unknown, text: string) =>
-  globals(command).json ? out(command)(data) : process.stdout.write(`${text}\n`);
 
 export function merchantCommands(program: Command): void {
   const payments = program.command("payments").description("your payments (merchant keys)");
