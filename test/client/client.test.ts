@@ -110,7 +110,9 @@ describe("@checkout-service/client against a real service", () => {
     const rotated = await checkout.endpoints.rotateSecret(endpointId, { graceSeconds: 0 });
     assert.notEqual(rotated.secret, made.secret);
     assert.equal((await checkout.endpoints.delete(endpointId)).deleted, true);
-    const missing = await checkout.endpoints.get(endpointId).then(() => assert.fail("found"), asCheckoutError);
+    const missing = await checkout.endpoints
+      .get(endpointId)
+      .then(() => assert.fail("found"), asCheckoutError);
     assert.equal(missing.status, 404);
   });
 
