@@ -89,6 +89,17 @@ try {
     "Gift card",
   ];
 
+  // Webhook endpoints: fulfilment takes completed payments; a warehouse on trial that keeps failing.
+  await api("POST", "/api/v1/webhook-endpoints", {
+    url: `${receiverUrl}/hooks`,
+    events: ["payment.completed"],
+    description: "Fulfilment",
+  });
+  await api("POST", "/api/v1/webhook-endpoints", {
+    url: `${receiverUrl}/flaky`,
+    description: "Data warehouse (trial)",
+  });
+
   const created: { id: string; sessionId: string; daysAgo: number }[] = [];
   for (let index = 0; index < 140; index++) {
     const payment = (
@@ -236,6 +247,8 @@ try {
   await merchant.screenshot({ path: `${OUT}/dashboard-payment-links.png`, fullPage: true });
   await merchant.goto(`${url}/dashboard/branding`);
   await merchant.screenshot({ path: `${OUT}/dashboard-branding.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/developers`);
+  await merchant.locator("#endpoints").screenshot({ path: `${OUT}/dashboard-endpoints.png` });
   // The erasure's confirmation step, as an owner sees it before anything is erased.
   await merchant.goto(`${url}/dashboard/privacy`);
   await merchant.fill("#erase-email", "chloe@example.net");
@@ -247,7 +260,7 @@ try {
   await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
   await browser.close();
   process.stdout.write(
-    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, dashboard-endpoints.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
   );
 } finally {
   await running.close();

@@ -14,8 +14,10 @@ import {
   deleteEndpoint,
   type EndpointChange,
   type EndpointRow,
+  endpointDayTotals,
   findEndpoint,
   insertEndpoint,
+  lastEndpointAttempts,
   listEndpoints,
   rotateEndpointSecret,
   updateEndpoint,
@@ -47,6 +49,20 @@ export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   disabledReason: row.disabled_reason,
   createdAt: row.created_at.toISOString(),
 });
+
+export interface EndpointActivity {
+  endpoint: WebhookEndpoint;
+  attempts24h: number;
+  /** Acknowledged attempts of the last 24 hours as a share of them; null with none. */
+  deliveredShare24h: number | null;
+  lastAttempts: {
+    at: Date;
+    event: string;
+    statusCode: number | null;
+    error: string | null;
+    answer: string | null;
+  }[];
+}
 
 export interface EndpointInput {
   url?: string | undefined;
@@ -96,6 +112,34 @@ export class WebhookEndpoints {
 
   async list(groupId: string): Promise<WebhookEndpoint[]> {
     return (await listEndpoints(this.db, groupId)).map(toEndpoint);
+  }
+
+  /** The endpoints with their last 24 hours (attempts, share acknowledged) and last attempts. */
+  async activity(groupId: string, lastAttempts = 3): Promise<EndpointActivity[]> {
+    const endpoints = await this.list(groupId);
+    const ids = endpoints.map((endpoint) => endpoint.endpointId);
+    if (ids.length === 0) return [];
+    const [totals, attempts] = await Promise.all([
+      endpointDayTotals(this.db, ids),
+      lastEndpointAttempts(this.db, ids, lastAttempts),
+    ]);
+    return endpoints.map((endpoint) => {
+      const day = totals.find((total) => total.endpoint_id === endpoint.endpointId);
+      return {
+        endpoint,
+        attempts24h: day?.attempts ?? 0,
+        deliveredShare24h: day && day.attempts > 0 ? day.delivered / day.attempts : null,
+        lastAttempts: attempts
+          .filter((attempt) => attempt.endpoint_id === endpoint.endpointId)
+          .map((attempt) => ({
+            at: attempt.attempted_at,
+            event: attempt.event,
+            statusCode: attempt.status_code,
+            error: attempt.error,
+            answer: attempt.answer,
+          })),
+      };
+    });
   }
 
   async get(groupId: string, endpointId: string): Promise<WebhookEndpoint> {

@@ -4,6 +4,7 @@ import type { MerchantsService } from "../../merchants/service.ts";
 import { ApiError } from "../../platform/http/errors.ts";
 import { uuidParam } from "../../platform/http/schemas.ts";
 import { recoveryWindowFromForm } from "../../platform/http/window.ts";
+import type { WebhookEndpoints } from "../../webhooks/endpoints.ts";
 import type { WebhookEvents } from "../../webhooks/module.ts";
 import type { WebhookSettings } from "../../webhooks/settings.ts";
 import { auditBy, auditContext } from "../kit/audit.ts";
@@ -13,6 +14,7 @@ import { type Fragment, html } from "../kit/html.ts";
 import { csrfField, setFlash } from "../kit/layout.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
+import endpointPages, { endpointsSection } from "./webhook-endpoints.ts";
 
 /** Receivers keep verifying with the previous secret this long after a rotation. */
 const ROTATION_GRACE_SECONDS = 24 * 3600;
@@ -34,14 +36,16 @@ const developerPages: FastifyPluginAsync<{
   merchants: MerchantsService;
   webhooks: WebhookEvents;
   webhookSettings: WebhookSettings;
+  webhookEndpoints: WebhookEndpoints;
   accounts: Accounts;
-}> = async (app, { merchants, webhooks, webhookSettings, accounts }) => {
+}> = async (app, { merchants, webhooks, webhookSettings, webhookEndpoints, accounts }) => {
   const render = async (request: FastifyRequest, reply: FastifyReply, shownOnce?: Fragment) => {
     const principal = merchantOf(request);
-    const [group, keys, webhookUrl] = await Promise.all([
+    const [group, keys, webhookUrl, endpoints] = await Promise.all([
       merchants.getGroup(principal.groupId),
       merchants.keys(principal.groupId),
       webhookSettings.get(principal.groupId),
+      webhookEndpoints.activity(principal.groupId),
     ]);
     const manageKeys = can(principal, "manage_keys");
     const manageSites = can(principal, "manage_safe_sites");
@@ -72,6 +76,7 @@ ${
 <div><button type="submit">Save</button></div></form>`
     : html`<p class="mono" id="webhook-url">${webhookUrl.url ?? "none"}</p>`
 }</section>
+${endpointsSection(principal, reply, endpoints)}
 <section><h2>Webhook signing secret</h2>
 ${
   seeSecret
@@ -103,6 +108,7 @@ ${
   };
 
   app.get("/dashboard/developers", async (request, reply) => render(request, reply));
+  await app.register(endpointPages, { endpoints: webhookEndpoints, render });
 
   app.post("/dashboard/developers/keys", { schema: { body: buttonForm } }, async (request, reply) => {
     const principal = merchantOf(request);

@@ -9,6 +9,7 @@ export type DashboardAction =
   | "see_webhook_secret"
   | "manage_safe_sites"
   | "recover_webhooks"
+  | "manage_webhook_endpoints"
   | "manage_users"
   | "read_audit_log"
   | "manage_payment_links"
@@ -22,6 +23,7 @@ const DEVELOPER: readonly DashboardAction[] = [
   "see_webhook_secret",
   "manage_safe_sites",
   "recover_webhooks",
+  "manage_webhook_endpoints",
   "manage_payment_links",
   "manage_branding",
 ];

@@ -29,7 +29,7 @@ th{font-size:.85rem;color:var(--muted);font-weight:600;background:#fafbfc}tr:las
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.88em;word-break:break-all}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;word-break:break-word}
-form.inline{display:inline}form.row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
+label.check{display:inline-flex;gap:.3rem;align-items:center;margin-right:.9rem;font-weight:400}ul.plain{list-style:none;margin:0;padding:0}form.inline{display:inline}form.row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 label{display:block;font-weight:600;font-size:.9rem;margin:.6rem 0 .25rem}
 form.row label{margin:0 0 .25rem}
 input,select,textarea{font:inherit;padding:.45rem .55rem;border:1px solid #9aa3ad;border-radius:5px;background:#fff;max-width:100%}

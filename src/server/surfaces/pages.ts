@@ -65,6 +65,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
         merchants,
         webhooks,
         webhookSettings: services.webhookSettings,
+        webhookEndpoints: services.webhookEndpoints,
         accounts,
       });
       await dashboard.register(paymentLinkPages, { links: services.paymentLinks });

@@ -202,3 +202,49 @@ export function disableFailingEndpoints(q: Queryable, afterMs: number): Promise<
     [afterMs],
   );
 }
+
+export interface EndpointAttemptRow {
+  endpoint_id: string;
+  attempted_at: Date;
+  event: string;
+  status_code: number | null;
+  error: string | null;
+  answer: string | null;
+}
+
+/** Each endpoint's last `perEndpoint` attempts, newest first. */
+export function lastEndpointAttempts(
+  q: Queryable,
+  endpointIds: readonly string[],
+  perEndpoint: number,
+): Promise<EndpointAttemptRow[]> {
+  return q.query<EndpointAttemptRow>(
+    `SELECT ep.id AS endpoint_id, last.attempted_at, last.event, last.status_code, last.error, last.answer
+     FROM unnest($1::uuid[]) AS ep(id)
+     CROSS JOIN LATERAL (
+       SELECT a.attempted_at, e.event, a.status_code, a.error, a.answer
+       FROM (SELECT id, event_id, event_created_at FROM webhook_deliveries
+             WHERE endpoint_id = ep.id ORDER BY created_at DESC LIMIT $2) AS d
+       JOIN webhook_attempts a ON a.delivery_id = d.id
+       JOIN webhook_events e ON e.id = d.event_id AND e.created_at = d.event_created_at
+       ORDER BY a.attempted_at DESC LIMIT $2
+     ) AS last`,
+    [endpointIds, perEndpoint],
+  );
+}
+
+/** Each endpoint's attempts of the last 24 hours and how many were acknowledged. */
+export function endpointDayTotals(
+  q: Queryable,
+  endpointIds: readonly string[],
+): Promise<{ endpoint_id: string; attempts: number; delivered: number }[]> {
+  return q.query(
+    `SELECT d.endpoint_id, count(*)::int AS attempts,
+       count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299)::int AS delivered
+     FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
+     WHERE d.endpoint_id = ANY ($1::uuid[]) AND d.created_at > now() - interval '24 hours'
+       AND a.attempted_at > now() - interval '24 hours'
+     GROUP BY d.endpoint_id`,
+    [endpointIds],
+  );
+}

@@ -24,6 +24,9 @@ CREATE INDEX webhook_endpoints_group_idx ON webhook_endpoints (group_id, created
 -- A delivery to an endpoint is signed with the endpoint's secrets; null: the payment's or the
 -- group's URL, signed with the group's.
 ALTER TABLE webhook_deliveries ADD COLUMN endpoint_id uuid;
+-- An endpoint's deliveries, newest first: its last attempts and its day's success rate.
+CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at)
+  WHERE endpoint_id IS NOT NULL;
 
 -- `webhook.test` belongs to no payment.
 ALTER TABLE webhook_events ALTER COLUMN payment_id DROP NOT NULL;
