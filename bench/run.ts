@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Stripe from "stripe";
-import { postgresDatabase } from "../src/platform/db/database.ts";
+import { type Database, postgresDatabase } from "../src/platform/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   ADMIN_TOKEN,
@@ -39,6 +39,7 @@ import {
   outcome,
   type Processor,
   QUICK,
+  queueFannedWebhooks,
   queueWebhooks,
   receivedAt,
   type Service,
@@ -163,6 +164,7 @@ async function webhookScenario(service: Service, databaseUrl: string): Promise<v
   process.stderr.write(
     `  webhook delivery: ${drainRate}/s, first attempt p99 ${Math.round(Number(delays?.p99))} ms\n`,
   );
+  await fanOutScenario(service, db, receiverPort, about, backlog, drainRate, perBatch * 20);
   await db.close();
   await stop(receiver);
 }
@@ -341,6 +343,92 @@ async function dashboardScenario(service: Service, databaseUrl: string): Promise
   }
 }
 
+/**
+ * Five endpoints take every event besides the payment's own URL, so each event is six deliveries:
+ * the drain in deliveries per second beside the single destination's, and each endpoint's first
+ * attempt p99 with changes arriving at the same pace as the single-destination latency run.
+ */
+async function fanOutScenario(
+  service: Service,
+  db: Database,
+  receiverPort: number,
+  about: { groupId: string; paymentId: string },
+  backlog: number,
+  singleRate: number,
+  pacedPerSecond: number,
+): Promise<void> {
+  const endpointIds: string[] = [];
+  for (let index = 1; index <= 5; index++) {
+    const answer = await fetch(`${service.url}/api/v1/webhook-endpoints`, {
+      method: "POST",
+      headers: { ...service.keys, "content-type": "application/json" },
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/fan-${index}` }),
+    });
+    endpointIds.push(((await answer.json()) as { data: { endpointId: string } }).data.endpointId);
+  }
+  const paths = ["/fan-own", ...endpointIds.map((_, index) => `/fan-${index + 1}`)];
+  const deliveredAll = async (count: number) => {
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const counts = await Promise.all(paths.map((path) => receivedAt(receiverPort, path)));
+      if (counts.every((received) => received >= count)) return;
+      if (Date.now() > deadline) throw new Error("the fanned-out backlog was not delivered in time");
+      await sleep(10);
+    }
+  };
+  // Timed as the single destination's drain: from the backlog's commit; the best of two rounds.
+  const events = Math.round(backlog / paths.length);
+  const ownUrl = `http://127.0.0.1:${receiverPort}/fan-own`;
+  let rate = 0;
+  for (let round = 1; round <= 2; round++) {
+    await queueFannedWebhooks(db, about.groupId, about.paymentId, ownUrl, events);
+    const started = performance.now();
+    await deliveredAll(events * round);
+    rate = Math.max(rate, Math.round((events * paths.length) / ((performance.now() - started) / 1000)));
+  }
+
+  // Paced: the same changes per second as the single destination's latency run, each six deliveries.
+  const pacedPath = "/fan-paced";
+  const perBatch = Math.max(1, Math.round(pacedPerSecond / 20 / paths.length));
+  for (let i = 0; i < DURATION_S * 20; i++) {
+    await queueFannedWebhooks(
+      db,
+      about.groupId,
+      about.paymentId,
+      `http://127.0.0.1:${receiverPort}${pacedPath}`,
+      perBatch,
+    );
+    await sleep(50);
+  }
+  await sleep(2000);
+  const perEndpoint = await db.query<{ url: string; p99: number }>(
+    `SELECT d.url, percentile_cont(0.99) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM (a.attempted_at - d.created_at)) * 1000) AS p99
+     FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+     -- The paced events' deliveries: those of the events whose own delivery went to the paced path.
+     WHERE d.event_id IN (SELECT event_id FROM webhook_deliveries WHERE url = $1)
+     GROUP BY d.url`,
+    [`http://127.0.0.1:${receiverPort}${pacedPath}`],
+  );
+  const worst = Math.round(Math.max(0, ...perEndpoint.map((row) => Number(row.p99))));
+  for (const endpointId of endpointIds) {
+    await fetch(`${service.url}/api/v1/webhook-endpoints/${endpointId}`, {
+      method: "DELETE",
+      headers: service.keys,
+    });
+  }
+  figures.push({
+    scenario: "webhook fan-out (5 endpoints)",
+    rps: rate,
+    p50: 0,
+    p99: worst,
+    errors: 0,
+    note: `${percentOf(rate, Math.max(singleRate, 1))} % of the single destination's ${singleRate}/s; p99 = the slowest endpoint's first attempt`,
+  });
+  process.stderr.write(
+    `  webhook fan-out: ${rate} deliveries/s (single: ${singleRate}/s), worst first-attempt p99 ${worst} ms\n`,
+  );
+}
+
 function printTable(
   peakRss: number,
   dashboardRss: number,
@@ -364,6 +452,11 @@ function printTable(
       verdict(
         f.rps >= 0.5 * of("baseline: webhook (bare undici)") && f.p99 <= 50,
         "drain ≥ 50 % of bare undici; first attempt p99 ≤ 50 ms at half the drain rate",
+      ),
+    "webhook fan-out (5 endpoints)": (f) =>
+      verdict(
+        f.rps >= 0.85 * of("webhook delivery") && f.p99 <= 50,
+        "deliveries/s within 15 % of the single destination's drain; every endpoint's first attempt p99 ≤ 50 ms",
       ),
     "create (embedded)": (f) =>
       verdict(
