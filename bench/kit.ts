@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { Queryable } from "../src/platform/db/database.ts";
 import { destinationOf } from "../src/webhooks/outbox.ts";
-import { insertEventsWithDeliveries, insertFannedEvents } from "../test/helpers/webhook-backlog.ts";
+import { insertEventsWithDeliveries } from "../test/helpers/webhook-backlog.ts";
 import { freePort, freshDatabase as freshBenchDatabase, waitUntilUp } from "./harness.ts";
 
 const args = new Set(process.argv.slice(2));
@@ -454,8 +454,18 @@ export async function seedPayments(
   await db.query("VACUUM (ANALYZE) payments");
 }
 
-/** A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement. */
-export function queueWebhooks(db: Queryable, groupId: string, paymentId: string, url: string, count: number) {
+/**
+ * A backlog of `count` webhook deliveries to `url`, queued by the outbox's own statement; with
+ * `toEndpoints`, each event also to every enabled endpoint of the group.
+ */
+export function queueWebhooks(
+  db: Queryable,
+  groupId: string,
+  paymentId: string,
+  url: string,
+  count: number,
+  toEndpoints = false,
+) {
   return insertEventsWithDeliveries(
     db,
     {
@@ -467,28 +477,7 @@ export function queueWebhooks(db: Queryable, groupId: string, paymentId: string,
     },
     { url, destination: destinationOf(url) },
     count,
-  );
-}
-
-/** `count` events to `url`, each fanned out to every enabled endpoint of the group as well. */
-export function queueFannedWebhooks(
-  db: Queryable,
-  groupId: string,
-  paymentId: string,
-  url: string,
-  count: number,
-) {
-  return insertFannedEvents(
-    db,
-    {
-      groupId,
-      transactionId: paymentId,
-      event: "payment.failed",
-      status: "cancelled",
-      payload: { event: "payment.failed", transactionId: paymentId, status: "cancelled", metadata: {} },
-    },
-    { url, destination: destinationOf(url) },
-    count,
+    toEndpoints,
   );
 }
 

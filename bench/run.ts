@@ -39,7 +39,6 @@ import {
   outcome,
   type Processor,
   QUICK,
-  queueFannedWebhooks,
   queueWebhooks,
   receivedAt,
   type Service,
@@ -381,7 +380,7 @@ async function fanOutScenario(
   const ownUrl = `http://127.0.0.1:${receiverPort}/fan-own`;
   let rate = 0;
   for (let round = 1; round <= 2; round++) {
-    await queueFannedWebhooks(db, about.groupId, about.paymentId, ownUrl, events);
+    await queueWebhooks(db, about.groupId, about.paymentId, ownUrl, events, true);
     const started = performance.now();
     await deliveredAll(events * round);
     rate = Math.max(rate, Math.round((events * paths.length) / ((performance.now() - started) / 1000)));
@@ -391,12 +390,13 @@ async function fanOutScenario(
   const pacedPath = "/fan-paced";
   const perBatch = Math.max(1, Math.round(pacedPerSecond / 20 / paths.length));
   for (let i = 0; i < DURATION_S * 20; i++) {
-    await queueFannedWebhooks(
+    await queueWebhooks(
       db,
       about.groupId,
       about.paymentId,
       `http://127.0.0.1:${receiverPort}${pacedPath}`,
       perBatch,
+      true,
     );
     await sleep(50);
   }

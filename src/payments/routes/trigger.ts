@@ -2,6 +2,7 @@ import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-
 import type { FastifyPluginAsync } from "fastify";
 import { ApiError } from "../../platform/http/errors.ts";
 import { errorResponses, merchantSecurity, successEnvelope } from "../../platform/http/schemas.ts";
+import { WEBHOOK_EVENT_NAMES } from "../../webhooks/event-names.ts";
 import type { PaymentCreation } from "../create/service.ts";
 import type { Expiry } from "../expiry/service.ts";
 import type { PaymentQueries } from "../queries/service.ts";
@@ -13,13 +14,8 @@ export interface SandboxSimulator {
   dispute(paymentIntentId: string): Promise<void>;
 }
 
-export const TRIGGERABLE_EVENTS = [
-  "payment.completed",
-  "payment.failed",
-  "payment.expired",
-  "payment.refunded",
-  "payment.disputed",
-] as const;
+/** Every event the service sends can be made on demand. */
+export const TRIGGERABLE_EVENTS = WEBHOOK_EVENT_NAMES;
 
 /** How long a refund or dispute trigger waits for the payment it made to be paid first. */
 const PAID_WAIT_MS = 10_000;
