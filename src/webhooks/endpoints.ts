@@ -88,6 +88,7 @@ export class WebhookEndpoints {
     const url = this.reachable(input.url);
     const events = this.events(input.events) ?? [...WEBHOOK_EVENT_NAMES];
     const secret = newWebhookSecret();
+    // In one transaction, the audit entry's: the limit is checked under the group's lock.
     const endpoint = await withAudit(this.db, audit, async (q) => {
       const row = await insertEndpoint(
         q,

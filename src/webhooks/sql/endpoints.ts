@@ -27,19 +27,21 @@ export interface NewEndpoint {
 }
 
 /**
- * Adds an endpoint unless the group has `limit` already: counted under the group's row lock, so two
- * adds at once cannot both take the last place. Undefined when the group is full.
+ * Adds an endpoint unless the group has `limit` already. Run inside a transaction: the group's
+ * row is locked first, and the count is read by the next statement, whose snapshot is taken after
+ * the lock, so two adds at once cannot both take the last place. Undefined when the group is full.
  */
 export async function insertEndpoint(
-  q: Queryable,
+  tx: Queryable,
   endpoint: NewEndpoint,
   limit: number,
 ): Promise<EndpointRow | undefined> {
-  const [row] = await q.query<EndpointRow>(
-    `WITH locked AS (SELECT id FROM groups WHERE id = $2 FOR UPDATE)
-     INSERT INTO webhook_endpoints (id, group_id, url, destination, events, description, secret)
-     SELECT $1, locked.id, $3, $4, $5, $6, $7 FROM locked
-     WHERE (SELECT count(*) FROM webhook_endpoints WHERE group_id = $2) < $8
+  await tx.query("SELECT id FROM groups WHERE id = $1 FOR UPDATE", [endpoint.groupId]);
+  const [row] = await tx.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (id, group_id, url, destination, events, description, secret)
+     SELECT $1, $2, $3, $4, $5, $6, $7
+     WHERE EXISTS (SELECT 1 FROM groups WHERE id = $2)
+       AND (SELECT count(*) FROM webhook_endpoints WHERE group_id = $2) < $8
      RETURNING ${COLUMNS}`,
     [
       endpoint.id,
