@@ -17,13 +17,18 @@ export async function insertEventsWithDeliveries(
     `WITH event AS (
        INSERT INTO webhook_events (id, payment_id, group_id, event, status, payload)
        SELECT gen_random_uuid(), $1, $2, $3, $4, $5 FROM generate_series(1, $6) RETURNING id, created_at
+     ), target AS (
+       SELECT NULL::uuid AS endpoint_id, $7::text AS url, $8::text AS destination
+       UNION ALL
+       SELECT ep.id, ep.url, ep.destination FROM webhook_endpoints ep
+       WHERE $10 AND ep.group_id = $2 AND ep.enabled AND $3 = ANY (ep.events)
      ), delivery AS (
-       INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state)
-       SELECT gen_random_uuid(), id, created_at, $7, $8, 'pending' FROM event
-     ), fanned AS (
+       -- Event by event, each event's deliveries together, as the outbox writes them one event a
+       -- statement: a join's order would queue one endpoint's share of the whole batch behind the rest.
        INSERT INTO webhook_deliveries (id, event_id, event_created_at, url, destination, state, endpoint_id)
-       SELECT gen_random_uuid(), event.id, event.created_at, ep.url, ep.destination, 'pending', ep.id
-       FROM event JOIN webhook_endpoints ep ON $10 AND ep.group_id = $2 AND ep.enabled AND $3 = ANY (ep.events)
+       SELECT gen_random_uuid(), event.id, event.created_at, target.url, target.destination, 'pending', target.endpoint_id
+       FROM event CROSS JOIN target
+       ORDER BY event.id, target.endpoint_id NULLS FIRST
      )
      SELECT pg_notify($9, '')`,
     [
