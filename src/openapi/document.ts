@@ -1,5 +1,9 @@
 import { paymentResourceSchema } from "../payments/resource.ts";
-import { createPaymentResultSchema, refundResourceSchema } from "../payments/schemas.ts";
+import {
+  createPaymentResultSchema,
+  disputeResourceSchema,
+  refundResourceSchema,
+} from "../payments/schemas.ts";
 import { ERROR_STATUS, errorResponseSchema } from "../platform/http/errors.ts";
 import { currenciesAsEnum, REQUEST_EXAMPLES } from "./examples.ts";
 import {
@@ -48,6 +52,7 @@ const ERROR_SCHEMA = { ...errorBody, example: errorExample(404) };
 const NAMED_INLINE: [name: string, schema: unknown][] = [
   ["Payment", paymentResourceSchema],
   ["Refund", refundResourceSchema],
+  ["Dispute", disputeResourceSchema],
   ["CreatedPayment", createPaymentResultSchema],
 ];
 
@@ -193,6 +198,7 @@ export function finishOpenApiDocument(document: Json, options: { publicUrl: stri
     tags: [
       { name: "payments", description: "Create, read, list and cancel payments" },
       { name: "refunds", description: "Give money back, in full or in part" },
+      { name: "disputes", description: "Chargebacks at either processor: answer with evidence or accept" },
       { name: "webhooks", description: "The events sent to your webhookUrl: their log, replay and stream" },
       { name: "sandbox", description: "Development only: drive the sandbox processor" },
       { name: "auth", description: "Check a key pair" },

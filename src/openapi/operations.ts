@@ -21,6 +21,11 @@ export const OPERATION_IDS: Record<string, string> = {
   "delete /api/v1/payments/{id}": "cancelPayment",
   "post /api/v1/payments/{id}/refunds": "createRefund",
   "get /api/v1/payments/{id}/refunds": "listRefunds",
+  "get /api/v1/disputes": "listDisputes",
+  "get /api/v1/disputes/{disputeId}": "getDispute",
+  "get /api/v1/payments/{id}/disputes": "listPaymentDisputes",
+  "post /api/v1/disputes/{disputeId}/evidence": "sendDisputeEvidence",
+  "post /api/v1/disputes/{disputeId}/accept": "acceptDispute",
   "get /api/v1/payments/{id}/events": "listPaymentEvents",
   "post /api/v1/payments/{id}/events/{eventId}/resend": "resendEvent",
   "get /api/v1/events": "listEvents",
@@ -75,6 +80,7 @@ export function errorStatuses(path: string, method: string, operation: Operation
   if (id === "createPayment" || id === "createRefund" || id === "refundPaidAfterCancel")
     statuses.push(409, 502);
   if (id === "inviteUser" || id === "inviteOperator") statuses.push(409);
+  if (id === "sendDisputeEvidence" || id === "acceptDispute") statuses.push(409, 502);
   if (path.startsWith("/admin/") && id !== undefined) statuses.push(403);
   return [...new Set(statuses)].sort();
 }
@@ -88,7 +94,7 @@ export const ERROR_RESPONSES: Record<number, [name: string, description: string]
     "Conflict",
     "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) " +
       "or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), " +
-      "an account that exists",
+      "an account that exists, a dispute no longer taking evidence or acceptance (DISPUTE_CLOSED)",
   ],
   413: ["PayloadTooLarge", "The body is over 64 KiB"],
   415: ["UnsupportedMediaType", "The body is not application/json"],

@@ -14,6 +14,7 @@ import { ProcessorBreakers } from "./create/breakers.ts";
 import { Failover, type FailoverListener } from "./create/failover.ts";
 import { ActiveSafeSites } from "./create/safe-sites.ts";
 import { PaymentCreation } from "./create/service.ts";
+import { Disputes } from "./disputes/service.ts";
 import { Expiry } from "./expiry/service.ts";
 import { ProcessorEvents } from "./processor-events/service.ts";
 import { PaymentQueries } from "./queries/service.ts";
@@ -34,6 +35,7 @@ export interface Payments {
   queries: PaymentQueries;
   processorEvents: ProcessorEvents;
   refunds: Refunds;
+  disputes: Disputes;
   expiry: Expiry;
   reconciliation: Reconciliation;
   /** Money taken on checkouts a create abandoned, refunded in full by an operator. */
@@ -57,6 +59,7 @@ export function createPayments(options: {
   const writer = new PaymentWriter(db, outbox, log);
   const queries = new PaymentQueries(db, clock);
   const refunds = new Refunds(db, processors, queries, config, log, clock);
+  const disputes = new Disputes(db, processors, writer, queries, config, log, clock);
   const safeSites = new ActiveSafeSites(db);
   const routing = new ProcessorRouting(db, processors);
   const breakers = new ProcessorBreakers({
@@ -79,10 +82,11 @@ export function createPayments(options: {
     breakers,
     abandoned,
     queries,
-    processorEvents: new ProcessorEvents(db, processors, writer, refunds, queries, config, log),
+    processorEvents: new ProcessorEvents(db, processors, writer, refunds, disputes, queries, config, log),
     refunds,
+    disputes,
     expiry: new Expiry(db, processors, writer, config.expiryRetryMs, log, clock),
-    reconciliation: new Reconciliation(db, processors, writer, refunds, log, clock),
+    reconciliation: new Reconciliation(db, processors, writer, refunds, disputes, log, clock),
     orphans: new OrphanRefunds(db, processors, config.refundDeadlineMs),
   };
 }
@@ -95,6 +99,13 @@ export function startPaymentWorkers(payments: Payments, config: Config, log: Log
   const workers = [
     startPeriodic("expiry sweep", config.expirySweepIntervalMs, () => payments.expiry.expireDue(), log),
     startPeriodic("refund settling", config.refundSettleIntervalMs, () => payments.refunds.settleDue(), log),
+    // Disputes wait on the same kind of unanswered call as refunds, and are asked at the same pace.
+    startPeriodic(
+      "dispute settling",
+      config.refundSettleIntervalMs,
+      () => payments.disputes.settleDue(),
+      log,
+    ),
     startPeriodic(
       "abandoned checkouts",
       config.abandonedCheckoutSweepMs,

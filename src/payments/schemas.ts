@@ -1,6 +1,8 @@
 import type { FromSchema } from "json-schema-to-ts";
 import { CURRENCIES, CURRENCY_INPUT_PATTERN } from "../platform/format/money.ts";
 import { describedPattern } from "../platform/http/validation-messages.ts";
+import { PROCESSOR_NAMES } from "../processor/catalog.ts";
+import type { DisputeReason, DisputeStatus } from "../processor/port.ts";
 
 /** http(s), 10 to 2000 characters (docs/api.md, "POST /api/v1/payments/create"). */
 const merchantUrl = {
@@ -82,3 +84,76 @@ export const refundResourceSchema = {
     createdAt: { type: "string", format: "date-time" },
   },
 } as const;
+
+const DISPUTE_REASONS = [
+  "fraudulent",
+  "product_not_received",
+  "product_unacceptable",
+  "duplicate",
+  "credit_not_processed",
+  "unrecognized",
+  "general",
+] as const satisfies readonly DisputeReason[];
+
+export const DISPUTE_STATUSES = [
+  "needs_response",
+  "under_review",
+  "won",
+  "lost",
+  "accepted",
+] as const satisfies readonly DisputeStatus[];
+
+/** A dispute as the API answers it. */
+export const disputeResourceSchema = {
+  type: "object",
+  required: [
+    "disputeId",
+    "transactionId",
+    "processor",
+    "processorDisputeId",
+    "amount",
+    "currency",
+    "reason",
+    "status",
+    "evidenceDueBy",
+    "evidenceSubmittedAt",
+    "createdAt",
+    "updatedAt",
+  ],
+  properties: {
+    disputeId: { type: "string", format: "uuid" },
+    transactionId: { type: "string", format: "uuid" },
+    processor: { type: "string", enum: [...PROCESSOR_NAMES] },
+    processorDisputeId: { type: "string" },
+    amount: { type: "integer", description: "Minor units" },
+    currency: { type: "string", description: "Lowercase ISO 4217, as the processor reports it" },
+    reason: { type: "string", enum: [...DISPUTE_REASONS] },
+    status: { type: "string", enum: [...DISPUTE_STATUSES] },
+    evidenceDueBy: {
+      type: ["string", "null"],
+      format: "date-time",
+      description: "The last moment the processor takes evidence or acceptance",
+    },
+    evidenceSubmittedAt: { type: ["string", "null"], format: "date-time" },
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+const evidenceText = { type: "string", minLength: 1, maxLength: 20000 } as const;
+
+export const disputeEvidenceBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    productDescription: evidenceText,
+    customerCommunication: evidenceText,
+    refundPolicy: evidenceText,
+    serviceDate: evidenceText,
+    shippingTracking: evidenceText,
+    uncategorizedText: evidenceText,
+    submit: { type: "boolean", description: "Submit the evidence for review; it can no longer be changed" },
+  },
+} as const;
+
+export type DisputeEvidenceInput = FromSchema<typeof disputeEvidenceBodySchema>;

@@ -41,9 +41,62 @@ export interface ProcessorRefund {
   refundIdHint: string | null;
 }
 
+/** Why a cardholder disputes a payment, in the merchant API's words. */
+export type DisputeReason =
+  | "fraudulent"
+  | "product_not_received"
+  | "product_unacceptable"
+  | "duplicate"
+  | "credit_not_processed"
+  | "unrecognized"
+  | "general";
+
+/**
+ * A dispute's state: waiting for the merchant's answer; answered and with the bank; or closed,
+ * won, lost, or conceded by the merchant (`accepted`).
+ */
+export type DisputeStatus = "needs_response" | "under_review" | "won" | "lost" | "accepted";
+
+/** The statuses in which a dispute is still to be decided. */
+export const OPEN_DISPUTE_STATUSES: ReadonlySet<DisputeStatus> = new Set(["needs_response", "under_review"]);
+
 export interface ProcessorDispute {
   id: string;
-  status: "open" | "won" | "lost";
+  status: DisputeStatus;
+  amount: number;
+  /** Lowercase ISO 4217. */
+  currency: string;
+  reason: DisputeReason;
+  /** The last moment the processor takes evidence; null when it names none. */
+  evidenceDueBy: Date | null;
+}
+
+/** The merchant's answer to a dispute, as text: each processor files it under its own headings. */
+export interface DisputeEvidence {
+  productDescription?: string;
+  customerCommunication?: string;
+  refundPolicy?: string;
+  serviceDate?: string;
+  shippingTracking?: string;
+  uncategorizedText?: string;
+}
+
+export const DISPUTE_EVIDENCE_FIELDS = [
+  "productDescription",
+  "customerCommunication",
+  "refundPolicy",
+  "serviceDate",
+  "shippingTracking",
+  "uncategorizedText",
+] as const satisfies readonly (keyof DisputeEvidence)[];
+
+export interface DisputeEvidenceRequest {
+  disputeRef: string;
+  evidence: DisputeEvidence;
+  /** Submit it for review; otherwise it is kept as a draft the merchant may still change. */
+  submit: boolean;
+  /** The same for a repeat of the same evidence, so the processor files it once. */
+  idempotencyKey: string;
 }
 
 /** What the processor knows of one payment: the truth a reconciliation run compares with. */
@@ -63,8 +116,11 @@ export type ProcessorAction =
   | { kind: "expired" }
   /** amountRefunded is the cumulative total, so an older event carries a smaller figure. */
   | { kind: "refunded"; amountRefunded: number }
-  | { kind: "disputed" }
-  | { kind: "dispute_closed"; outcome: "won" | "lost" }
+  /** The dispute itself, when the processor told it: recorded, and answered through the service. */
+  | { kind: "disputed"; dispute?: ProcessorDispute }
+  | { kind: "dispute_closed"; outcome: "won" | "lost"; dispute?: ProcessorDispute }
+  /** A dispute changed without closing (evidence submitted): its record follows, the payment stays. */
+  | { kind: "dispute_updated"; dispute: ProcessorDispute }
   /** One refund's state at the processor: settles a refund of ours that was left pending. */
   | { kind: "refund_settled"; refund: ProcessorRefund };
 
@@ -139,6 +195,16 @@ export interface ProcessorAdapter {
    */
   refund(request: RefundRequest, signal?: AbortSignal): Promise<ProcessorRefund>;
   lookUpRefund(processorRefundId: string, signal?: AbortSignal): Promise<ProcessorRefund | null>;
+  /** Null when the processor has no such dispute. */
+  lookUpDispute(disputeRef: string, signal?: AbortSignal): Promise<ProcessorDispute | null>;
+  /**
+   * Files the merchant's evidence, and submits it when asked; the dispute as it then stands. Throws
+   * ProcessorRefusedError for a definite refusal, ProcessorUnavailableError when the outcome is
+   * unknown: it may have been filed, and only a later read says.
+   */
+  sendDisputeEvidence(request: DisputeEvidenceRequest, signal?: AbortSignal): Promise<ProcessorDispute>;
+  /** Concedes the dispute; throws as `sendDisputeEvidence` does. */
+  acceptDispute(disputeRef: string, signal?: AbortSignal): Promise<ProcessorDispute>;
   /** Verifies the signature over the raw body and reads the event; throws InvalidEventError. */
   parseEvent(
     rawBody: Buffer,

@@ -242,6 +242,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       processor?: SandboxProcessor;
       checkouts?: { mode: CheckoutFault["mode"]; count?: number };
       refunds?: { mode: RefundFault["mode"]; count?: number };
+      disputes?: { mode: RefundFault["mode"]; count?: number };
     };
   }>(
     "/sandbox/faults",
@@ -250,11 +251,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         body: {
           type: "object",
           minProperties: 1,
-          anyOf: [{ required: ["checkouts"] }, { required: ["refunds"] }],
+          anyOf: [{ required: ["checkouts"] }, { required: ["refunds"] }, { required: ["disputes"] }],
           properties: {
             processor: { type: "string", enum: Object.keys(EMULATORS) },
             checkouts: faultSchema(CHECKOUT_FAULT_MODES),
             refunds: faultSchema(REFUND_FAULT_MODES),
+            disputes: faultSchema(REFUND_FAULT_MODES),
           },
         },
       },
@@ -262,9 +264,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     async (request) => {
       const processor = request.body.processor ?? "stripe";
       const faults = state.faults[processor];
-      const { checkouts, refunds } = request.body;
+      const { checkouts, refunds, disputes } = request.body;
       if (checkouts) faults.checkouts = { mode: checkouts.mode, remaining: checkouts.count ?? 1 };
       if (refunds) faults.refunds = { mode: refunds.mode, remaining: refunds.count ?? 1 };
+      if (disputes) faults.disputes = { mode: disputes.mode, remaining: disputes.count ?? 1 };
       return { processor, ...faults };
     },
   );
@@ -272,16 +275,32 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     for (const faults of Object.values(state.faults)) {
       faults.checkouts = null;
       faults.refunds = null;
+      faults.disputes = null;
     }
-    return { checkouts: null, refunds: null };
+    return { checkouts: null, refunds: null, disputes: null };
   });
-  // `silent` on any simulation: it happens at the processor, and its event is lost.
-  const silentOnly = { type: ["object", "null"], properties: { silent: { type: "boolean" } } };
-  app.post<{ Params: { id: string }; Body: { silent?: boolean } | undefined }>(
+  app.post<{
+    Params: { id: string };
+    Body: { silent?: boolean; reason?: string; evidenceDueBy?: string } | undefined;
+  }>(
     "/sandbox/payment_intents/:id/dispute",
-    { schema: { body: silentOnly } },
+    {
+      schema: {
+        body: {
+          type: ["object", "null"],
+          properties: {
+            silent: { type: "boolean" },
+            reason: { type: "string", pattern: "^[A-Za-z_]{1,64}$" },
+            evidenceDueBy: { type: "string", format: "date-time" },
+          },
+        },
+      },
+    },
     async (request) =>
-      simulationFor(request.params.id).dispute(request.params.id, request.body?.silent === true),
+      simulationFor(request.params.id).dispute(request.params.id, request.body?.silent === true, {
+        reason: request.body?.reason,
+        evidenceDueBy: request.body?.evidenceDueBy ? new Date(request.body.evidenceDueBy) : undefined,
+      }),
   );
   app.post<{ Params: { id: string }; Body: { outcome: string; silent?: boolean } }>(
     "/sandbox/disputes/:id/close",

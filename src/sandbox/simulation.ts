@@ -37,6 +37,17 @@ export interface CheckoutView {
   back: { url: string; label: string };
 }
 
+/** A simulated dispute's own facts, in the processor's terms. */
+export interface DisputeOptions {
+  /** The processor's reason code (Stripe's `fraudulent`, Square's `NOT_RECEIVED`, …). */
+  reason?: string | undefined;
+  /** The last moment evidence is taken: a week from now unless given. */
+  evidenceDueBy?: Date | undefined;
+}
+
+/** Card networks give the merchant about a week to answer; the sandbox does the same. */
+export const defaultDueBy = (): Date => new Date(Date.now() + 7 * 86_400_000);
+
 export interface ProcessorSimulation {
   /** Whether a checkout, payment or dispute id is this processor's. */
   owns(id: string): boolean;
@@ -47,7 +58,7 @@ export interface ProcessorSimulation {
   /** Forgets a checkout as if it never existed: calls on it answer 404 from now on. */
   forgetCheckout(checkoutId: string): void;
   refund(paymentId: string, amount: number | undefined, silent?: boolean): object;
-  dispute(paymentId: string, silent?: boolean): object;
+  dispute(paymentId: string, silent?: boolean, options?: DisputeOptions): object;
   closeDispute(disputeId: string, outcome: "won" | "lost", silent?: boolean): object;
   /** The processor's payment id of a paid checkout (for `checkout trigger`). */
   paymentOf(checkoutId: string): string | null;

@@ -58,7 +58,11 @@ export interface SandboxDispute {
   currency: string;
   charge: string;
   payment_intent: string;
-  status: "needs_response" | "won" | "lost";
+  reason: string;
+  status: "needs_response" | "under_review" | "won" | "lost";
+  /** The text evidence filed so far, by Stripe's field names. */
+  evidence: Record<string, string>;
+  evidence_details: { due_by: number; has_evidence: boolean; past_due: boolean; submission_count: number };
   created: number;
 }
 
@@ -138,8 +142,11 @@ export interface SquareDispute {
   id: string;
   dispute_id: string;
   amount_money: SquareMoney;
-  reason: "NOT_AS_DESCRIBED";
-  state: "EVIDENCE_REQUIRED" | "WON" | "LOST";
+  reason: string;
+  state: "EVIDENCE_REQUIRED" | "PROCESSING" | "WON" | "LOST" | "ACCEPTED";
+  due_at: string;
+  /** Evidence texts filed, each with its type, kept in the order they came. */
+  evidence_ids: string[];
   disputed_payment: { payment_id: string };
   location_id: string;
   version: number;
@@ -183,6 +190,8 @@ export interface CheckoutFault {
 export interface ProcessorFaults {
   checkouts: CheckoutFault | null;
   refunds: RefundFault | null;
+  /** The next dispute submissions and acceptances, as refunds. */
+  disputes: RefundFault | null;
 }
 
 export type Kind =
@@ -238,8 +247,8 @@ export class SandboxState {
   readonly squareDisputes = new Map<string, SquareDispute>();
   readonly requests: RecordedRequest[] = [];
   readonly faults: Record<SandboxProcessor, ProcessorFaults> = {
-    stripe: { checkouts: null, refunds: null },
-    square: { checkouts: null, refunds: null },
+    stripe: { checkouts: null, refunds: null, disputes: null },
+    square: { checkouts: null, refunds: null, disputes: null },
   };
   private readonly unsaved = new Map<string, { kind: Kind; id: string; body: unknown | undefined }>();
 
@@ -321,6 +330,11 @@ export class SandboxState {
   /** Takes one fault for a refund create at this processor, if any are left. */
   takeRefundFault(processor: SandboxProcessor): RefundFault["mode"] | null {
     return take<RefundFault>(this.faults[processor], "refunds");
+  }
+
+  /** Takes one fault for a dispute submission or acceptance at this processor, if any are left. */
+  takeDisputeFault(processor: SandboxProcessor): RefundFault["mode"] | null {
+    return take<RefundFault>(this.faults[processor], "disputes");
   }
 
   /** Takes one fault for a checkout create at this processor, if any are left. */

@@ -30,6 +30,9 @@ export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}):
     transactionIdOf: down,
     refund: down,
     lookUpRefund: down,
+    lookUpDispute: down,
+    sendDisputeEvidence: down,
+    acceptDispute: down,
     parseEvent: () => {
       throw new Error("no events");
     },

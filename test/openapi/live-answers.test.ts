@@ -192,6 +192,33 @@ describe("the OpenAPI document is exact (issue: OpenAPI exact)", () => {
     await call("merchant", "POST", `/api/v1/payments/${id}/refunds`, "x", { "content-type": "text/plain" });
     await call("merchant", "GET", `/api/v1/payments/${id}/refunds`);
     await call("merchant", "GET", "/api/v1/payments/00000000-0000-0000-0000-000000000000/refunds");
+    // Its dispute: the inbox, one, the payment's, evidence and acceptance with their refusals.
+    const contested = (await service.createPayment(group)).body.data;
+    await service.sandboxPost(`/sandbox/sessions/${contested.sessionId}/complete`, { outcome: "succeeded" });
+    const paid = await waitFor(async () => {
+      const payment = (await service.api(group, "GET", `/api/v1/payments/${contested.transactionId}`)).body
+        .data;
+      return payment.status === "succeeded" ? payment : undefined;
+    });
+    await service.sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`);
+    const [dispute] = await waitFor(async () => {
+      const list = (await service.api(group, "GET", `/api/v1/payments/${paid.id}/disputes`)).body.data
+        .disputes;
+      return list.length > 0 ? list : undefined;
+    });
+    await call("merchant", "GET", "/api/v1/disputes?limit=5");
+    await call("merchant", "GET", "/api/v1/disputes?limit=0");
+    await call("merchant", "GET", `/api/v1/disputes/${dispute.disputeId}`);
+    await call("merchant", "GET", "/api/v1/disputes/00000000-0000-0000-0000-000000000000");
+    await call("merchant", "GET", `/api/v1/payments/${paid.id}/disputes`);
+    await call("merchant", "GET", "/api/v1/payments/00000000-0000-0000-0000-000000000000/disputes");
+    await call("merchant", "POST", `/api/v1/disputes/${dispute.disputeId}/evidence`, {
+      productDescription: "Tea",
+    });
+    await call("merchant", "POST", `/api/v1/disputes/${dispute.disputeId}/evidence`, { nope: 1 });
+    await call("merchant", "POST", `/api/v1/disputes/${dispute.disputeId}/accept`);
+    await call("merchant", "POST", `/api/v1/disputes/${dispute.disputeId}/accept`);
+    await call("merchant", "POST", "/api/v1/disputes/00000000-0000-0000-0000-000000000000/accept");
     await call("merchant", "DELETE", `/api/v1/payments/${id}`);
     const cancellable = (await service.createPayment(group)).body.data.transactionId;
     await call("merchant", "DELETE", `/api/v1/payments/${cancellable}`);

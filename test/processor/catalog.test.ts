@@ -12,6 +12,7 @@ import {
   type ProcessorAdapter,
   type ProcessorEvent,
   type ProcessorRefund,
+  ProcessorRefusedError,
 } from "../../src/processor/port.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -110,6 +111,14 @@ class FakePayBooks {
         return refund;
       },
       lookUpRefund: async (id) => this.refunds.get(id) ?? null,
+      // FakePay has no disputes: nothing of the catalog's path needs them.
+      lookUpDispute: async () => null,
+      sendDisputeEvidence: async () => {
+        throw new ProcessorRefusedError("FakePay has no disputes");
+      },
+      acceptDispute: async () => {
+        throw new ProcessorRefusedError("FakePay has no disputes");
+      },
       parseEvent: (rawBody, headers): ProcessorEvent => {
         const given = Buffer.from(String(headers[SIGNATURE_HEADER] ?? ""), "hex");
         const expected = Buffer.from(this.sign(rawBody.toString("utf8")), "hex");

@@ -105,6 +105,7 @@ describe("sandbox faults and lost events", () => {
     assert.deepEqual((await service.sandboxDelete("/sandbox/faults")).body, {
       checkouts: null,
       refunds: null,
+      disputes: null,
     });
   });
 

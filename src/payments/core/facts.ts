@@ -1,8 +1,11 @@
 import type { ProcessorAction } from "../../processor/port.ts";
 import { CLOSED_UNPAID, canTransition, NOT_YET_PAID, type PaymentStatus } from "./status.ts";
 
-/** The actions that move a payment; a refund's own settlement is the refunds module's. */
-export type PaymentFact = Exclude<ProcessorAction, { kind: "refund_settled" }>;
+/**
+ * The actions that move a payment; a refund's own settlement is the refunds module's, and a
+ * dispute's own progress the disputes module's.
+ */
+export type PaymentFact = Exclude<ProcessorAction, { kind: "refund_settled" | "dispute_updated" }>;
 
 export interface FactStep {
   to: PaymentStatus;

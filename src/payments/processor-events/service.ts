@@ -13,6 +13,7 @@ import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { PAID_STATUSES } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
 import type { PaymentWriter } from "../core/writer.ts";
+import type { Disputes } from "../disputes/service.ts";
 import type { PaymentQueries } from "../queries/service.ts";
 import type { Refunds } from "../refunds/service.ts";
 import { findPaymentAtProcessor, recordProcessorEvent } from "./store.ts";
@@ -56,6 +57,7 @@ export class ProcessorEvents {
     private readonly processors: ProcessorRegistry,
     private readonly writer: PaymentWriter,
     private readonly refunds: Refunds,
+    private readonly disputes: Disputes,
     private readonly queries: PaymentQueries,
     private readonly config: ProcessorEventsConfig,
     private readonly log: Logger,
@@ -99,6 +101,10 @@ export class ProcessorEvents {
         await this.refunds.settleFromProcessor(tx, payment.id, event.action.refund);
         return;
       }
+      if ("dispute" in event.action && event.action.dispute) {
+        await this.disputes.recordFromProcessor(tx, payment, event.action.dispute);
+      }
+      if (event.action.kind === "dispute_updated") return;
       const reason = `processor_event:${event.id}`;
       await this.writer.applyFact(tx, move, payment.id, event.action, event.paymentRef, reason);
     });

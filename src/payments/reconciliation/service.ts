@@ -12,6 +12,8 @@ import type { PaymentFact } from "../core/facts.ts";
 import { CLOSED_UNPAID, NOT_YET_PAID, PAID_STATUSES, refundableAmount } from "../core/status.ts";
 import { findPaymentById, openReconciliationItem, type PaymentRow } from "../core/store.ts";
 import type { PaymentWriter } from "../core/writer.ts";
+import type { Disputes } from "../disputes/service.ts";
+import { isOpenDispute } from "../disputes/status.ts";
 import type { Refunds } from "../refunds/service.ts";
 import { listPendingRefunds } from "../refunds/store.ts";
 import {
@@ -55,6 +57,7 @@ export class Reconciliation {
     private readonly processors: ProcessorRegistry,
     private readonly writer: PaymentWriter,
     private readonly refunds: Refunds,
+    private readonly disputes: Disputes,
     private readonly log: Logger,
     private readonly clock: Clock,
   ) {}
@@ -256,17 +259,19 @@ export class Reconciliation {
         }
         // A disputed payment takes the outcome; one that was disputed before and moved on keeps
         // its history (replaying an old dispute would undo what came after it).
+        // Every dispute is recorded as the processor has it, whatever the payment's history.
+        for (const dispute of remote.disputes) await this.disputes.recordFromProcessor(tx, payment, dispute);
         const disputes =
           payment.status === "disputed"
-            ? remote.disputes.filter((dispute) => dispute.status !== "open")
+            ? remote.disputes.filter((dispute) => !isOpenDispute(dispute.status))
             : (await hasBeenDisputed(tx, payment.id))
               ? []
               : remote.disputes;
         for (const dispute of disputes) {
           await apply(
-            dispute.status === "open"
-              ? { kind: "disputed" }
-              : { kind: "dispute_closed", outcome: dispute.status },
+            isOpenDispute(dispute.status)
+              ? { kind: "disputed", dispute }
+              : { kind: "dispute_closed", outcome: dispute.status === "won" ? "won" : "lost", dispute },
             remote.ref,
           );
         }
@@ -300,7 +305,7 @@ export class Reconciliation {
     if (remote.amountRefunded !== payment.refunded_amount) {
       return `the processor refunded ${remote.amountRefunded}, we recorded ${payment.refunded_amount}`;
     }
-    const openDispute = remote.disputes.some((dispute) => dispute.status === "open");
+    const openDispute = remote.disputes.some((dispute) => isOpenDispute(dispute.status));
     if (openDispute && payment.status !== "disputed" && !CLOSED_UNPAID.has(payment.status)) {
       return `the processor has an open dispute, the payment is ${payment.status}`;
     }

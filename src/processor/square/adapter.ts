@@ -1,20 +1,19 @@
-import { type Square, SquareClient, SquareError, SquareTimeoutError } from "square";
+import { type Square, SquareClient } from "square";
 import {
   type Checkout,
   CheckoutNotFoundError,
   type CheckoutRequest,
   moneyCallError,
-  outcomeOfStatus,
   type ProcessorAdapter,
   type ProcessorDispute,
   type ProcessorLimits,
   type ProcessorPayment,
   type ProcessorRefund,
   ProcessorRefusedError,
-  ProcessorUnavailableError,
   type RefundReason,
-  type UnknownOutcome,
 } from "../port.ts";
+import { ask, isMissing, outcomeOf, requestOptions } from "./calls.ts";
+import { fromSdkDispute, squareDisputeCalls } from "./dispute-calls.ts";
 import {
   currencyOf,
   interpretSquareEvent,
@@ -55,38 +54,6 @@ const SQUARE_REFUND_REASON: Record<RefundReason, string> = {
   duplicate: "Duplicate payment",
   fraudulent: "Fraudulent payment",
 };
-
-const statusOf = (error: unknown): number | undefined =>
-  error instanceof SquareError ? error.statusCode : undefined;
-
-const isMissing = (error: unknown): boolean => statusOf(error) === 404;
-
-/** A definite refusal, or why a Square call's outcome is unknown. */
-function outcomeOf(error: unknown): "refused" | UnknownOutcome {
-  if (error instanceof SquareTimeoutError) return "timeout";
-  return outcomeOfStatus(statusOf(error));
-}
-
-function unavailable(what: string, error: unknown): ProcessorUnavailableError {
-  const outcome = outcomeOf(error);
-  return new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
-    cause: error,
-    outcome: outcome === "refused" ? "connection" : outcome,
-  });
-}
-
-/** The SDK's options of one request: the call's signal stops it, and the SDK's retries with it. */
-const requestOptions = (abortSignal: AbortSignal | undefined) => (abortSignal ? { abortSignal } : {});
-
-/** Any failure to talk to Square, as the neutral unavailable error. */
-async function ask<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof CheckoutNotFoundError) throw error;
-    throw unavailable(what, error);
-  }
-}
 
 /** The payment an order was paid with: Square's tender id of a card tender is its payment id. */
 const paymentIdOf = (order: Square.Order | undefined): string | null => {
@@ -245,10 +212,7 @@ export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
         );
         for await (const dispute of list) {
           if (dispute.disputedPayment?.paymentId !== paymentRef) continue;
-          disputes.push({
-            id: dispute.id ?? dispute.disputeId ?? "",
-            status: disputeStatusOf(dispute.state),
-          });
+          disputes.push(fromSdkDispute(dispute));
         }
         return {
           ref: paymentRef,
@@ -307,6 +271,7 @@ export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
           throw error;
         }
       }),
+    ...squareDisputeCalls(client),
     parseEvent: (rawBody, headers) => {
       verifySquareSignature(
         rawBody,
@@ -321,9 +286,3 @@ export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
 
 const fromSdkRefund = (refund: Square.PaymentRefund): ProcessorRefund =>
   toProcessorRefund({ id: refund.id, status: refund.status ?? null, amount: minorUnits(refund.amountMoney) });
-
-function disputeStatusOf(state: Square.DisputeState | undefined): ProcessorDispute["status"] {
-  if (state === "WON") return "won";
-  if (state === "LOST" || state === "ACCEPTED") return "lost";
-  return "open";
-}

@@ -6,6 +6,7 @@ import {
   type ProcessorRefund,
   type ProcessorRefundStatus,
 } from "../port.ts";
+import { toProcessorDispute } from "./disputes.ts";
 
 /** Square's money as it travels in events (JSON numbers) and in the SDK (bigint). */
 type Money = { amount?: number | bigint | null; currency?: string | null } | null | undefined;
@@ -128,15 +129,26 @@ function fieldsOf(type: string, object: Json | undefined): EventFields {
     }
     case "dispute.created":
     case "dispute.state.updated": {
-      const dispute = objectAt(object, "dispute");
-      const paymentRef = textAt(objectAt(dispute, "disputed_payment"), "payment_id");
-      if (!dispute || !paymentRef) return NOT_ACTED_ON;
-      const fields = { ...NOT_ACTED_ON, paymentRef, currency: currencyOf(moneyAt(dispute, "amount_money")) };
-      if (type === "dispute.created") return { ...fields, action: { kind: "disputed" } };
-      const state = textAt(dispute, "state");
-      // ACCEPTED: the seller gave the money up, as good as lost.
-      const outcome = state === "WON" ? "won" : state === "LOST" || state === "ACCEPTED" ? "lost" : null;
-      return outcome ? { ...fields, action: { kind: "dispute_closed", outcome } } : fields;
+      const raw = objectAt(object, "dispute");
+      const paymentRef = textAt(objectAt(raw, "disputed_payment"), "payment_id");
+      const id = textAt(raw, "id") ?? textAt(raw, "dispute_id");
+      if (!raw || !paymentRef || !id) return NOT_ACTED_ON;
+      const dispute = toProcessorDispute({
+        id,
+        state: textAt(raw, "state"),
+        reason: textAt(raw, "reason"),
+        amount: minorUnits(moneyAt(raw, "amount_money")),
+        currency: currencyOf(moneyAt(raw, "amount_money")),
+        dueAt: textAt(raw, "due_at"),
+      });
+      const fields = { ...NOT_ACTED_ON, paymentRef, currency: dispute.currency || null };
+      if (type === "dispute.created") return { ...fields, action: { kind: "disputed", dispute } };
+      // ACCEPTED: the seller gave the money up, as good as lost for the payment.
+      if (dispute.status === "won" || dispute.status === "lost" || dispute.status === "accepted") {
+        const outcome = dispute.status === "won" ? "won" : "lost";
+        return { ...fields, action: { kind: "dispute_closed", outcome, dispute } };
+      }
+      return { ...fields, action: { kind: "dispute_updated", dispute } };
     }
     default:
       return NOT_ACTED_ON;

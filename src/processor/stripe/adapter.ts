@@ -14,6 +14,7 @@ import {
   type RefundReason,
   type UnknownOutcome,
 } from "../port.ts";
+import { stripeEvidenceOf, toProcessorDispute } from "./disputes.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
 import { requestSignal, UndiciHttpClient } from "./undici-http-client.ts";
 
@@ -49,12 +50,6 @@ function toCheckout(session: Stripe.Checkout.Session): Checkout {
     paid: session.payment_status === "paid",
     paymentRef: idOf(session.payment_intent),
   };
-}
-
-function disputeStatusOf(status: Stripe.Dispute.Status): ProcessorDispute["status"] {
-  if (status === "won" || status === "warning_closed") return "won";
-  if (status === "lost") return "lost";
-  return "open";
 }
 
 /** Stripe's "no such object": 404 resource_missing. */
@@ -212,10 +207,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
             currency: intent.currency,
             amountRefunded: charge?.amount_refunded ?? 0,
             refunds: refunds.data.map(toProcessorRefund),
-            disputes: disputes.data.map((dispute) => ({
-              id: dispute.id,
-              status: disputeStatusOf(dispute.status),
-            })),
+            disputes: disputes.data.map(toProcessorDispute),
           };
         },
         signal,
@@ -268,6 +260,46 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
         },
         signal,
       ),
+    lookUpDispute: (disputeRef, signal) =>
+      ask(
+        "dispute retrieve",
+        async () => {
+          try {
+            return toProcessorDispute(await stripe.disputes.retrieve(disputeRef));
+          } catch (error) {
+            if (isMissing(error)) return null;
+            throw error;
+          }
+        },
+        signal,
+      ),
+    async sendDisputeEvidence(request, signal): Promise<ProcessorDispute> {
+      const evidence = stripeEvidenceOf(request.evidence);
+      try {
+        return toProcessorDispute(
+          await withoutCallSiteStack(
+            () =>
+              stripe.disputes.update(
+                request.disputeRef,
+                { evidence, submit: request.submit },
+                { idempotencyKey: request.idempotencyKey },
+              ),
+            signal,
+          ),
+        );
+      } catch (error) {
+        throw moneyCallError("dispute evidence", error, outcomeOf(error));
+      }
+    },
+    async acceptDispute(disputeRef, signal): Promise<ProcessorDispute> {
+      try {
+        const dispute = await withoutCallSiteStack(() => stripe.disputes.close(disputeRef), signal);
+        // Stripe says a conceded dispute is lost; the merchant gave it up.
+        return { ...toProcessorDispute(dispute), status: "accepted" };
+      } catch (error) {
+        throw moneyCallError("dispute acceptance", error, outcomeOf(error));
+      }
+    },
     parseEvent: (rawBody, headers) => {
       const signature = headers["stripe-signature"];
       if (typeof signature !== "string") throw new InvalidEventError("missing Stripe-Signature header");

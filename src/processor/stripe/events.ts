@@ -5,6 +5,7 @@ import {
   type ProcessorRefund,
   type ProcessorRefundStatus,
 } from "../port.ts";
+import { toProcessorDispute } from "./disputes.ts";
 
 export const idOf = (value: string | { id: string } | null | undefined): string | null =>
   typeof value === "string" ? value : (value?.id ?? null);
@@ -85,16 +86,20 @@ export function interpretStripeEvent(event: Stripe.Event): EventFields {
       };
     }
     case "charge.dispute.created":
+    case "charge.dispute.updated":
     case "charge.dispute.closed": {
-      const dispute = event.data.object;
+      const dispute = toProcessorDispute(event.data.object);
       const fields = {
         ...NOT_ACTED_ON,
-        paymentRef: idOf(dispute.payment_intent),
-        currency: dispute.currency ?? null,
+        paymentRef: idOf(event.data.object.payment_intent),
+        currency: dispute.currency || null,
       };
-      if (event.type === "charge.dispute.created") return { ...fields, action: { kind: "disputed" } };
-      const outcome = dispute.status === "won" ? "won" : dispute.status === "lost" ? "lost" : null;
-      return outcome ? { ...fields, action: { kind: "dispute_closed", outcome } } : fields;
+      if (event.type === "charge.dispute.created")
+        return { ...fields, action: { kind: "disputed", dispute } };
+      if (dispute.status === "won" || dispute.status === "lost") {
+        return { ...fields, action: { kind: "dispute_closed", outcome: dispute.status, dispute } };
+      }
+      return { ...fields, action: { kind: "dispute_updated", dispute } };
     }
     default:
       return NOT_ACTED_ON;

@@ -235,6 +235,50 @@ export function registerSquareApi(
       return { refund };
     });
 
+    api.get<{ Params: { id: string } }>("/v2/disputes/:id", async (request) => ({
+      dispute: payments.disputeView(request.params.id),
+    }));
+    api.post<{ Params: { id: string }; Body: Json | undefined }>(
+      "/v2/disputes/:id/evidence-text",
+      async (request) => {
+        const body = request.body ?? {};
+        const text = str(body.evidence_text);
+        if (!str(body.idempotency_key)) {
+          throw new SandboxError(400, "idempotency_key is required", "MISSING_REQUIRED_PARAMETER");
+        }
+        if (text === undefined)
+          throw new SandboxError(400, "evidence_text is required", "MISSING_REQUIRED_PARAMETER");
+        return idempotent(request, () => ({
+          evidence: {
+            ...payments.addEvidenceText(
+              request.params.id,
+              str(body.evidence_type) ?? "GENERIC_EVIDENCE",
+              text,
+            ),
+            dispute_id: request.params.id,
+          },
+        }));
+      },
+    );
+    // Square's submit and accept carry no idempotency key: asked again, they answer the dispute's state.
+    api.post<{ Params: { id: string } }>("/v2/disputes/:id/submit-evidence", async (request, reply) =>
+      faults.play(
+        state.takeDisputeFault("square"),
+        request,
+        reply,
+        () => ({ dispute: payments.submitEvidence(request.params.id) }),
+        serverError,
+      ),
+    );
+    api.post<{ Params: { id: string } }>("/v2/disputes/:id/accept", async (request, reply) =>
+      faults.play(
+        state.takeDisputeFault("square"),
+        request,
+        reply,
+        () => ({ dispute: payments.acceptDispute(request.params.id) }),
+        serverError,
+      ),
+    );
     api.get<{ Querystring: { location_id?: string; states?: string } }>("/v2/disputes", async (request) => {
       const { location_id: location, states } = request.query;
       const disputes = [...state.squareDisputes.values()].filter(

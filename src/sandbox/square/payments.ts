@@ -2,6 +2,8 @@ import type { EventSender } from "../events.ts";
 import {
   type CardOutcome,
   type CheckoutView,
+  type DisputeOptions,
+  defaultDueBy,
   type ProcessorSimulation,
   REFUND_FAILURE_CARD,
   SandboxError,
@@ -163,15 +165,17 @@ export class SquarePayments implements ProcessorSimulation {
     return refund;
   }
 
-  dispute(paymentId: string, silent = false): SquareDispute {
+  dispute(paymentId: string, silent = false, options: DisputeOptions = {}): SquareDispute {
     const payment = this.completedPayment(paymentId);
     const id = squareId();
     const dispute: SquareDispute = {
       id,
       dispute_id: id,
       amount_money: { ...payment.amount_money },
-      reason: "NOT_AS_DESCRIBED",
+      reason: options.reason ?? "NOT_AS_DESCRIBED",
       state: "EVIDENCE_REQUIRED",
+      due_at: (options.evidenceDueBy ?? defaultDueBy()).toISOString(),
+      evidence_ids: [],
       disputed_payment: { payment_id: payment.id },
       location_id: payment.location_id,
       version: 1,
@@ -183,15 +187,59 @@ export class SquarePayments implements ProcessorSimulation {
     return dispute;
   }
 
-  closeDispute(disputeId: string, outcome: "won" | "lost", silent = false): SquareDispute {
+  disputeView(disputeId: string): SquareDispute {
     const dispute = this.state.squareDisputes.get(disputeId);
-    if (!dispute) throw new SandboxError(404, `No such dispute: '${disputeId}'`, "NOT_FOUND");
-    if (dispute.state !== "EVIDENCE_REQUIRED") throw new SandboxError(400, "This dispute is already closed");
-    dispute.state = outcome === "won" ? "WON" : "LOST";
+    if (!dispute) throw new SandboxError(404, `Dispute ${disputeId} not found`, "NOT_FOUND");
+    return dispute;
+  }
+
+  /** A dispute still taking evidence: waiting, and before its deadline. */
+  private answerable(disputeId: string): SquareDispute {
+    const dispute = this.disputeView(disputeId);
+    if (dispute.state !== "EVIDENCE_REQUIRED" || Date.parse(dispute.due_at) <= Date.now()) {
+      throw new SandboxError(400, "The dispute is not in a state that takes this request", "BAD_REQUEST");
+    }
+    return dispute;
+  }
+
+  /** POST /v2/disputes/:id/evidence-text: one text filed; its id joins the dispute's. */
+  addEvidenceText(disputeId: string, type: string, text: string): { id: string; evidence_type: string } {
+    const dispute = this.answerable(disputeId);
+    if (text.length === 0 || text.length > 500_000) {
+      throw new SandboxError(400, "evidence_text must be 1 to 500000 characters", "INVALID_VALUE");
+    }
+    const evidence = { id: squareId(), evidence_type: type };
+    dispute.evidence_ids.push(evidence.id);
+    dispute.version += 1;
+    dispute.updated_at = now();
+    this.state.put("square_dispute", dispute.id, dispute);
+    return evidence;
+  }
+
+  /** POST /v2/disputes/:id/submit-evidence: the evidence goes to the bank. */
+  submitEvidence(disputeId: string): SquareDispute {
+    return this.moveDispute(this.answerable(disputeId), "PROCESSING");
+  }
+
+  /** POST /v2/disputes/:id/accept: the seller gives the money up. */
+  acceptDispute(disputeId: string): SquareDispute {
+    return this.moveDispute(this.answerable(disputeId), "ACCEPTED");
+  }
+
+  private moveDispute(dispute: SquareDispute, state: SquareDispute["state"], silent = false): SquareDispute {
+    dispute.state = state;
     dispute.version += 1;
     dispute.updated_at = now();
     this.state.put("square_dispute", dispute.id, dispute);
     if (!silent) sendSquareEvent(this.events, "dispute.state.updated", "dispute", dispute);
     return dispute;
+  }
+
+  closeDispute(disputeId: string, outcome: "won" | "lost", silent = false): SquareDispute {
+    const dispute = this.disputeView(disputeId);
+    if (dispute.state !== "EVIDENCE_REQUIRED" && dispute.state !== "PROCESSING") {
+      throw new SandboxError(400, "This dispute is already closed");
+    }
+    return this.moveDispute(dispute, outcome === "won" ? "WON" : "LOST", silent);
   }
 }

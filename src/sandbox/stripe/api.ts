@@ -188,6 +188,36 @@ export function registerStripeApi(
       );
       return { object: "list", url: "/v1/disputes", has_more: false, data: data.reverse() };
     });
+    api.get<{ Params: { id: string } }>("/v1/disputes/:id", async (request) =>
+      payments.disputeView(request.params.id),
+    );
+    api.post<{ Params: { id: string }; Body: FormBody }>("/v1/disputes/:id", async (request, reply) => {
+      const body = request.body ?? {};
+      const given = (body.evidence ?? {}) as FormBody;
+      const evidence: Record<string, string> = {};
+      for (const [field, text] of Object.entries(given)) {
+        if (typeof text === "string") evidence[field] = text;
+      }
+      const submit = str(body.submit) === "true";
+      const carryOut = () =>
+        idempotent(request, () => payments.updateDispute(request.params.id, evidence, submit));
+      return faults.play(
+        submit ? state.takeDisputeFault("stripe") : null,
+        request,
+        reply,
+        carryOut,
+        serverError,
+      );
+    });
+    api.post<{ Params: { id: string } }>("/v1/disputes/:id/close", async (request, reply) =>
+      faults.play(
+        state.takeDisputeFault("stripe"),
+        request,
+        reply,
+        () => idempotent(request, () => payments.concedeDispute(request.params.id)),
+        serverError,
+      ),
+    );
     api.get<{ Params: { id: string } }>("/v1/refunds/:id", async (request) => {
       const refund = state.refunds.get(request.params.id);
       if (!refund) throw new SandboxError(404, `No such refund: '${request.params.id}'`);

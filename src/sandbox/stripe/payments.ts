@@ -1,6 +1,8 @@
 import type { EventSender } from "../events.ts";
 import {
   type CheckoutView,
+  type DisputeOptions,
+  defaultDueBy,
   type ProcessorSimulation,
   REFUND_FAILURE_CARD,
   SandboxError,
@@ -197,7 +199,7 @@ export class StripePayments implements ProcessorSimulation {
     return refund;
   }
 
-  dispute(paymentIntentId: string, silent = false): SandboxDispute {
+  dispute(paymentIntentId: string, silent = false, options: DisputeOptions = {}): SandboxDispute {
     const charge = this.chargeOf(paymentIntentId);
     const dispute: SandboxDispute = {
       id: sandboxId("dp"),
@@ -206,7 +208,15 @@ export class StripePayments implements ProcessorSimulation {
       currency: charge.currency,
       charge: charge.id,
       payment_intent: paymentIntentId,
+      reason: options.reason ?? "fraudulent",
       status: "needs_response",
+      evidence: {},
+      evidence_details: {
+        due_by: Math.floor((options.evidenceDueBy ?? defaultDueBy()).getTime() / 1000),
+        has_evidence: false,
+        past_due: false,
+        submission_count: 0,
+      },
       created: nowSeconds(),
     };
     this.state.put("dispute", dispute.id, dispute);
@@ -214,10 +224,58 @@ export class StripePayments implements ProcessorSimulation {
     return dispute;
   }
 
+  /** A dispute as Stripe shows it: past its deadline, `past_due`. */
+  disputeView(disputeId: string): SandboxDispute {
+    const dispute = this.state.disputes.get(disputeId);
+    if (!dispute) throw new SandboxError(404, `No such dispute: '${disputeId}'`, "resource_missing");
+    dispute.evidence_details.past_due = dispute.evidence_details.due_by <= nowSeconds();
+    return dispute;
+  }
+
+  /** POST /v1/disputes/:id: text evidence merged in; `submit` sends it to the bank. */
+  updateDispute(disputeId: string, evidence: Record<string, string>, submit: boolean): SandboxDispute {
+    const dispute = this.disputeView(disputeId);
+    if (dispute.status !== "needs_response" || dispute.evidence_details.past_due) {
+      throw new SandboxError(400, "This dispute is no longer accepting evidence", "dispute_already_closed");
+    }
+    for (const [field, text] of Object.entries(evidence)) {
+      if (text.length > 20_000) {
+        throw new SandboxError(
+          400,
+          `evidence[${field}] is longer than 20000 characters`,
+          "parameter_invalid_string",
+        );
+      }
+    }
+    dispute.evidence = { ...dispute.evidence, ...evidence };
+    dispute.evidence_details.has_evidence = Object.keys(dispute.evidence).length > 0;
+    if (submit) {
+      dispute.status = "under_review";
+      dispute.evidence_details.submission_count += 1;
+    }
+    this.state.put("dispute", dispute.id, dispute);
+    this.send("charge.dispute.updated", dispute);
+    return dispute;
+  }
+
+  /** POST /v1/disputes/:id/close: the merchant concedes; Stripe calls it lost. */
+  concedeDispute(disputeId: string): SandboxDispute {
+    const dispute = this.disputeView(disputeId);
+    if (dispute.status !== "needs_response") {
+      throw new SandboxError(400, "This dispute is already closed", "dispute_already_closed");
+    }
+    dispute.status = "lost";
+    this.state.put("dispute", dispute.id, dispute);
+    this.send("charge.dispute.closed", dispute);
+    return dispute;
+  }
+
   closeDispute(disputeId: string, outcome: "won" | "lost", silent = false): SandboxDispute {
     const dispute = this.state.disputes.get(disputeId);
     if (!dispute) throw new SandboxError(404, `No such dispute: '${disputeId}'`);
-    if (dispute.status !== "needs_response") throw new SandboxError(400, "This dispute is already closed");
+    if (dispute.status !== "needs_response" && dispute.status !== "under_review") {
+      throw new SandboxError(400, "This dispute is already closed");
+    }
     dispute.status = outcome;
     this.state.put("dispute", dispute.id, dispute);
     if (!silent) this.send("charge.dispute.closed", dispute);

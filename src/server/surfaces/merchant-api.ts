@@ -7,6 +7,7 @@ import authTestRoute from "../../merchants/routes/auth-test.ts";
 import paymentLinkRoutes from "../../payment-links/routes/api.ts";
 import cancelPaymentRoute from "../../payments/routes/cancel.ts";
 import createPaymentRoute from "../../payments/routes/create.ts";
+import disputeRoutes from "../../payments/routes/disputes.ts";
 import paymentEventRoutes from "../../payments/routes/events.ts";
 import getPaymentRoute from "../../payments/routes/get.ts";
 import listPaymentsRoute from "../../payments/routes/list.ts";
@@ -89,6 +90,7 @@ export const merchantApi: FastifyPluginAsync<{
   await api.register(cancelPaymentRoute, { creation: payments.creation });
   await api.register(paymentEventRoutes, { queries: payments.queries, webhooks });
   await api.register(refundRoutes, { refunds: payments.refunds });
+  await api.register(disputeRoutes, { disputes: payments.disputes });
   await api.register(paymentLinkRoutes, { links: services.paymentLinks });
   await api.register(webhookSettingsRoutes, { settings: services.webhookSettings });
   await api.register(webhookEndpointRoutes, { endpoints: services.webhookEndpoints });

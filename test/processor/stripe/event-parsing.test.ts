@@ -61,19 +61,59 @@ describe("the Stripe adapter reads events as neutral facts", () => {
     const refunded = parse("charge.refunded", charge);
     assert.deepEqual(refunded.action, { kind: "refunded", amountRefunded: 500 });
     assert.equal(refunded.paymentRef, "pi_1");
-    const dispute = { id: "dp_1", object: "dispute", payment_intent: "pi_1", currency: "usd", status: "won" };
+    const dispute = {
+      id: "dp_1",
+      object: "dispute",
+      payment_intent: "pi_1",
+      amount: 1999,
+      currency: "usd",
+      reason: "subscription_canceled",
+      status: "won",
+      evidence_details: { due_by: 1_800_000_000 },
+    };
+    const facts = {
+      id: "dp_1",
+      amount: 1999,
+      currency: "usd",
+      reason: "credit_not_processed",
+      evidenceDueBy: new Date(1_800_000_000_000),
+    };
     assert.deepEqual(parse("charge.dispute.created", { ...dispute, status: "needs_response" }).action, {
       kind: "disputed",
+      dispute: { ...facts, status: "needs_response" },
+    });
+    assert.deepEqual(parse("charge.dispute.updated", { ...dispute, status: "under_review" }).action, {
+      kind: "dispute_updated",
+      dispute: { ...facts, status: "under_review" },
     });
     assert.deepEqual(parse("charge.dispute.closed", dispute).action, {
       kind: "dispute_closed",
       outcome: "won",
+      dispute: { ...facts, status: "won" },
     });
     assert.deepEqual(parse("charge.dispute.closed", { ...dispute, status: "lost" }).action, {
       kind: "dispute_closed",
       outcome: "lost",
+      dispute: { ...facts, status: "lost" },
     });
-    assert.equal(parse("charge.dispute.closed", { ...dispute, status: "warning_closed" }).action, null);
+    // An inquiry closed without a chargeback: the merchant kept the money.
+    assert.equal(
+      (
+        parse("charge.dispute.closed", { ...dispute, status: "warning_closed" }).action as {
+          outcome?: string;
+        }
+      ).outcome,
+      "won",
+    );
+    // A reason Stripe has and we do not say is general.
+    assert.equal(
+      (
+        parse("charge.dispute.created", { ...dispute, reason: "bank_cannot_process" }).action as {
+          dispute: { reason: string };
+        }
+      ).dispute.reason,
+      "general",
+    );
   });
 
   it("refund events settle one refund: its id, amount, status and our refund id", () => {

@@ -130,6 +130,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List disputes: open ones first, soonest deadline first; then closed ones, newest first */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one dispute */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a payment's disputes, oldest first */
+        get: operations["listPaymentDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disputes/{disputeId}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send evidence to the processor; with submit: true, submit it for review
+         * @description Each text at most 20,000 characters. Taken only while the dispute is needs_response and before evidenceDueBy, otherwise 409 DISPUTE_CLOSED. A refusal by the processor is 502 PROCESSOR_ERROR. When the processor does not answer, 503: whether it took the evidence is settled by reading the dispute there again, and the dispute shows it.
+         */
+        post: operations["sendDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disputes/{disputeId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Concede the dispute: the payment becomes dispute_lost
+         * @description Taken only while the dispute is needs_response and before evidenceDueBy, otherwise 409 DISPUTE_CLOSED. The payment moves to dispute_lost and payment.disputed is sent.
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payment-links": {
         parameters: {
             query?: never;
@@ -744,7 +835,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "ALREADY_COMPLETED" | "REFUND_NOT_ALLOWED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NO_ACTIVE_SAFESITE" | "NO_ELIGIBLE_PROCESSOR" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ACCOUNT_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_REQUEST" | "ALREADY_COMPLETED" | "REFUND_NOT_ALLOWED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NO_ACTIVE_SAFESITE" | "NO_ELIGIBLE_PROCESSOR" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ACCOUNT_EXISTS" | "DISPUTE_CLOSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "PROCESSOR_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 details?: unknown;
             };
@@ -821,6 +912,34 @@ export interface components {
             reason: "requested_by_customer" | "duplicate" | "fraudulent" | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        Dispute: {
+            /** Format: uuid */
+            disputeId: string;
+            /** Format: uuid */
+            transactionId: string;
+            /** @enum {string} */
+            processor: "stripe" | "square";
+            processorDisputeId: string;
+            /** @description Minor units */
+            amount: number;
+            /** @description Lowercase ISO 4217, as the processor reports it */
+            currency: string;
+            /** @enum {string} */
+            reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "unrecognized" | "general";
+            /** @enum {string} */
+            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+            /**
+             * Format: date-time
+             * @description The last moment the processor takes evidence or acceptance
+             */
+            evidenceDueBy: string | null;
+            /** Format: date-time */
+            evidenceSubmittedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         CreatedPayment: {
             /** Format: uuid */
@@ -1122,7 +1241,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists */
+        /** @description A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists, a dispute no longer taking evidence or acceptance (DISPUTE_CLOSED) */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1135,7 +1254,7 @@ export interface components {
                  *       "success": false,
                  *       "error": {
                  *         "code": "NO_ACTIVE_SAFESITE",
-                 *         "message": "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists"
+                 *         "message": "A conflicting state: no active SafeSite, an Idempotency-Key reused with another body (IDEMPOTENCY_CONFLICT) or whose request is still running (IDEMPOTENCY_IN_PROGRESS: ask again with the same key after Retry-After), an account that exists, a dispute no longer taking evidence or acceptance (DISPUTE_CLOSED)"
                  *       }
                  *     }
                  */
@@ -1698,6 +1817,221 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Refund"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProcessorError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                status?: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                /** @description 1 to 100; 20 when left out */
+                limit?: string;
+                /** @description The nextCursor of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute ID */
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPaymentDisputes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment ID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute ID */
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    productDescription?: string;
+                    customerCommunication?: string;
+                    refundPolicy?: string;
+                    serviceDate?: string;
+                    shippingTracking?: string;
+                    uncategorizedText?: string;
+                    /** @description Submit the evidence for review; it can no longer be changed */
+                    submit?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProcessorError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute ID */
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
                     };
                 };
             };
