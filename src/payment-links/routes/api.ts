@@ -4,11 +4,10 @@ import { visibleMetadata } from "../../payments/core/metadata.ts";
 import { createPaymentBodySchema } from "../../payments/schemas.ts";
 import { byApiKey } from "../../platform/audit/store.ts";
 import { CURRENCIES } from "../../platform/format/money.ts";
-import { UUID_PATTERN_SOURCE } from "../../platform/format/uuid.ts";
 import {
   errorResponses,
   merchantSecurity,
-  PAGE_LIMIT_PATTERN,
+  PAGE_QUERY_PROPERTIES,
   successEnvelope,
   uuidParam,
 } from "../../platform/http/schemas.ts";
@@ -144,18 +143,7 @@ const paymentLinkRoutes: FastifyPluginAsync<{ links: PaymentLinks }> = async (sc
         security: merchantSecurity,
         querystring: {
           type: "object",
-          properties: {
-            limit: {
-              type: "string",
-              pattern: PAGE_LIMIT_PATTERN,
-              description: "1 to 100; 20 when left out",
-            },
-            after: {
-              type: "string",
-              pattern: UUID_PATTERN_SOURCE,
-              description: "The nextCursor of the previous page",
-            },
-          },
+          properties: PAGE_QUERY_PROPERTIES,
         } as const,
         response: {
           200: successEnvelope({

@@ -1,11 +1,10 @@
 import type { JsonSchemaToTsProvider } from "@fastify/type-provider-json-schema-to-ts";
 import type { FastifyPluginAsync } from "fastify";
 import { byApiKey } from "../../platform/audit/store.ts";
-import { UUID_PATTERN_SOURCE } from "../../platform/format/uuid.ts";
 import {
   errorResponses,
   merchantSecurity,
-  PAGE_LIMIT_PATTERN,
+  PAGE_QUERY_PROPERTIES,
   successEnvelope,
   uuidParam,
 } from "../../platform/http/schemas.ts";
@@ -48,15 +47,7 @@ const disputeRoutes: FastifyPluginAsync<{ disputes: Disputes }> = async (scope, 
         security: merchantSecurity,
         querystring: {
           type: "object",
-          properties: {
-            status: { type: "string", enum: [...DISPUTE_STATUSES] },
-            limit: { type: "string", pattern: PAGE_LIMIT_PATTERN, description: "1 to 100; 20 when left out" },
-            after: {
-              type: "string",
-              pattern: UUID_PATTERN_SOURCE,
-              description: "The nextCursor of the previous page",
-            },
-          },
+          properties: { status: { type: "string", enum: [...DISPUTE_STATUSES] }, ...PAGE_QUERY_PROPERTIES },
         } as const,
         response: {
           200: successEnvelope({

@@ -5,7 +5,7 @@ import { UUID_PATTERN_SOURCE } from "../../platform/format/uuid.ts";
 import {
   errorResponses,
   merchantSecurity,
-  PAGE_LIMIT_PATTERN,
+  PAGE_QUERY_PROPERTIES,
   successEnvelope,
 } from "../../platform/http/schemas.ts";
 import { storableTime } from "../../platform/http/window.ts";
@@ -21,13 +21,7 @@ const listQuery = {
     status: { type: "string", enum: [...PAYMENT_STATUSES] },
     from: { type: "string", format: "date-time", description: "ISO 8601; createdAt at or after (inclusive)" },
     to: { type: "string", format: "date-time", description: "ISO 8601; createdAt before (exclusive)" },
-    // Strings, checked here: a query string has no numbers, and `limit=abc` must be a 400.
-    limit: { type: "string", pattern: PAGE_LIMIT_PATTERN, description: "1 to 100; 20 when left out" },
-    after: {
-      type: "string",
-      pattern: UUID_PATTERN_SOURCE,
-      description: "The nextCursor of the previous page",
-    },
+    ...PAGE_QUERY_PROPERTIES,
     paymentLinkId: {
       type: "string",
       pattern: UUID_PATTERN_SOURCE,

@@ -18,6 +18,17 @@ export const PAGE_LIMIT_PATTERN = describedPattern(
   "must be a whole number from 1 to 100",
 );
 
+/** A listing's page fields in the query: how many, and after which item (keyset). */
+export const PAGE_QUERY_PROPERTIES = {
+  // A string, checked here: a query string has no numbers, and `limit=abc` must be a 400.
+  limit: { type: "string", pattern: PAGE_LIMIT_PATTERN, description: "1 to 100; 20 when left out" },
+  after: {
+    type: "string",
+    pattern: UUID_PATTERN_SOURCE,
+    description: "The nextCursor of the previous page",
+  },
+} as const;
+
 /** A numeric id (a bigint key) as text: a path segment or a form field. */
 export const NUMERIC_ID_PATTERN = describedPattern("^[0-9]{1,18}$", "must be a whole number");
 
