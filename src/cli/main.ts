@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { defaultUrl } from "./api-client.ts";
 import { adminCommands } from "./commands/admin.ts";
 import { developmentCommands } from "./commands/development.ts";
+import { disputeCommands } from "./commands/disputes.ts";
 import { endpointCommands } from "./commands/endpoints.ts";
 import { merchantCommands } from "./commands/merchant.ts";
 import { serviceCommands } from "./commands/service.ts";
@@ -43,6 +44,7 @@ adminCommands(program);
 program.commandsGroup("Your payments (merchant keys):");
 merchantCommands(program);
 endpointCommands(program);
+disputeCommands(program);
 program.commandsGroup("Developing against it:");
 developmentCommands(program);
 

@@ -116,6 +116,34 @@ describe("@checkout-service/client against a real service", () => {
     assert.equal(missing.status, 404);
   });
 
+  it("answers a dispute: the inbox, the payment's disputes, evidence, and a refusal once submitted", async () => {
+    const created = await checkout.payments.create(validPayment());
+    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+    const paid = await waitFor(async () => {
+      const payment = await checkout.payments.get(created.transactionId);
+      return payment.status === "succeeded" ? payment : undefined;
+    });
+    await service.sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`);
+    const [dispute] = await waitFor(async () => {
+      const { disputes } = await checkout.disputes.ofPayment(created.transactionId);
+      return disputes.length > 0 ? disputes : undefined;
+    });
+    assert.ok(dispute);
+    const page = await checkout.disputes.list({ status: "needs_response", limit: 10 });
+    assert.ok(page.disputes.some((each) => each.disputeId === dispute.disputeId));
+    assert.equal((await checkout.disputes.get(dispute.disputeId)).status, "needs_response");
+    const submitted = await checkout.disputes.evidence(dispute.disputeId, {
+      productDescription: "A blue mug",
+      submit: true,
+    });
+    assert.equal(submitted.status, "under_review");
+    const refused = await checkout.disputes
+      .accept(dispute.disputeId)
+      .then(() => assert.fail("accepted"), asCheckoutError);
+    assert.equal(refused.code, "DISPUTE_CLOSED");
+    assert.equal(refused.status, 409);
+  });
+
   it("rejects an error answer with a CheckoutError carrying status, code and message", async () => {
     const missing = await checkout.payments
       .get("00000000-0000-0000-0000-000000000000")

@@ -46,6 +46,10 @@ type Body<Op> = Op extends { requestBody?: infer B }
 type Operations = import("./generated/api.js").operations;
 /** A webhook endpoint: its URL, the events it takes, and whether it is enabled. */
 export type WebhookEndpoint = Ok<Operations["getWebhookEndpoint"]>;
+export type Dispute = Schemas["Dispute"];
+export type DisputeStatus = Dispute["status"];
+export type DisputeEvidenceInput = Body<Operations["sendDisputeEvidence"]>;
+export type DisputePage = Ok<Operations["listDisputes"]>;
 export type CreatedWebhookEndpoint = Ok<Operations["createWebhookEndpoint"]>;
 export type WebhookEndpointInput = Body<Operations["createWebhookEndpoint"]>;
 export type WebhookEndpointChange = Body<Operations["changeWebhookEndpoint"]>;
@@ -212,6 +216,34 @@ export class Checkout {
      */
     stream: (options: EventStreamOptions = {}): AsyncIterable<StreamedEvent> =>
       followEvents(this.transport, options),
+  };
+
+  /**
+   * Chargebacks at any processor. Evidence and acceptance are taken while a dispute is
+   * `needs_response` and before its `evidenceDueBy` (else CheckoutError DISPUTE_CLOSED); a
+   * processor that did not answer rejects with SERVICE_UNAVAILABLE, and the dispute shows the
+   * outcome once the service has asked the processor again.
+   */
+  readonly disputes = {
+    /** One page: open disputes by deadline, then closed ones, newest first. */
+    list: (params: { status?: DisputeStatus; limit?: number; after?: string } = {}): Promise<DisputePage> => {
+      const query = new URLSearchParams();
+      if (params.status) query.set("status", params.status);
+      if (params.limit !== undefined) query.set("limit", String(params.limit));
+      if (params.after) query.set("after", params.after);
+      const search = query.toString();
+      return this.call("GET", `/api/v1/disputes${search ? `?${search}` : ""}`);
+    },
+    get: (disputeId: string): Promise<Dispute> => this.call("GET", `/api/v1/disputes/${segment(disputeId)}`),
+    /** A payment's disputes, oldest first: `{ disputes }`. */
+    ofPayment: (transactionId: string): Promise<{ disputes: Dispute[] }> =>
+      this.call("GET", `/api/v1/payments/${segment(transactionId)}/disputes`),
+    /** Files evidence texts; with `submit: true`, submits everything filed for review. */
+    evidence: (disputeId: string, input: DisputeEvidenceInput): Promise<Dispute> =>
+      this.call("POST", `/api/v1/disputes/${segment(disputeId)}/evidence`, { body: input }),
+    /** Concedes the dispute: the payment becomes `dispute_lost`. */
+    accept: (disputeId: string): Promise<Dispute> =>
+      this.call("POST", `/api/v1/disputes/${segment(disputeId)}/accept`),
   };
 
   /** The group's webhook endpoints: several destinations, each with its events and its own secret. */
