@@ -138,6 +138,23 @@ try {
     reason: "requested_by_customer",
   });
   await api("POST", `/api/v1/payments/${succeeded[1]?.id}/refunds`, {});
+  // Three disputes for the inbox: one due within 72 hours, one later, one answered.
+  const disputedPayments = succeeded.slice(2, 5);
+  for (const [index, payment] of disputedPayments.entries()) {
+    const intent = (await api("GET", `/api/v1/payments/${payment.id}`)).data.processorPaymentIntentId;
+    await simulate(`/sandbox/payment_intents/${intent}/dispute`, {
+      reason: ["product_not_received", "fraudulent", "duplicate"][index],
+      evidenceDueBy: new Date(Date.now() + [40, 24 * 9, 24 * 5][index]! * 3_600_000).toISOString(),
+    });
+  }
+  await sleep(1000);
+  const inbox = (await api("GET", "/api/v1/disputes")).data.disputes as unknown as { disputeId: string }[];
+  const answered = inbox.at(-1);
+  if (answered)
+    await api("POST", `/api/v1/disputes/${answered.disputeId}/evidence`, {
+      shippingTracking: "1Z999AA10123456784",
+      submit: true,
+    });
   for (const [amount, customerEmail] of [
     [4200, "late@example.com"],
     [1850, "slow@example.org"],
@@ -247,6 +264,20 @@ try {
   await merchant.screenshot({ path: `${OUT}/dashboard-payment-links.png`, fullPage: true });
   await merchant.goto(`${url}/dashboard/branding`);
   await merchant.screenshot({ path: `${OUT}/dashboard-branding.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/disputes`);
+  await merchant.screenshot({ path: `${OUT}/dashboard-disputes.png`, fullPage: true });
+  await merchant.goto(`${url}/dashboard/disputes/${inbox[0]?.disputeId}`);
+  await merchant.fill(
+    "#evidence-productDescription",
+    "Hand-thrown stoneware mug, 350 ml, shipped 2 November",
+  );
+  await merchant.fill("#evidence-shippingTracking", "Canada Post 7023 4501 8839 1204");
+  await merchant.check("#evidence-form input[name=submit]");
+  await Promise.all([
+    merchant.waitForLoadState("load"),
+    merchant.click("#evidence-form button[type=submit]"),
+  ]);
+  await merchant.screenshot({ path: `${OUT}/dashboard-dispute.png`, fullPage: true });
   await merchant.goto(`${url}/dashboard/developers`);
   await merchant.locator("#endpoints").screenshot({ path: `${OUT}/dashboard-endpoints.png` });
   // The erasure's confirmation step, as an owner sees it before anything is erased.
@@ -260,7 +291,7 @@ try {
   await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
   await browser.close();
   process.stdout.write(
-    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, dashboard-endpoints.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, dashboard-endpoints.png, dashboard-disputes.png, dashboard-dispute.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
   );
 } finally {
   await running.close();

@@ -147,6 +147,33 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     );
   });
 
+  it("a developer answers a dispute in the inbox: evidence, the confirmation, then under review", async () => {
+    const payment = await paidPayment();
+    const intent = (await service.api(group, "GET", `/api/v1/payments/${payment.transactionId}`)).body.data
+      .processorPaymentIntentId;
+    await service.sandboxPost(`/sandbox/payment_intents/${intent}/dispute`, {
+      evidenceDueBy: new Date(Date.now() + 30 * 3_600_000).toISOString(),
+    });
+    const page = await newPage();
+    await acceptInBrowser(page, await invite("disputes@shop.example", "developer"));
+    await page.goto(`${service.url}/dashboard/disputes`);
+    await reloadUntil(
+      page,
+      async () => (await page.locator("#open-disputes tr.due-soon").count()) === 1,
+      "the dispute",
+    );
+    await clickAndLoad(page, () => page.locator("#open-disputes tr.due-soon a").click());
+    await page.fill("#evidence-productDescription", "A <script>alert(1)</script> teapot");
+    await page.check('#evidence-form input[name="submit"]');
+    await clickAndLoad(page, () => page.click("#evidence-form button[type=submit]"));
+    assert.match((await page.textContent("#submit-confirm")) ?? "", /<script>alert\(1\)<\/script> teapot/);
+    await clickAndLoad(page, () => page.click("#submit-confirm button[type=submit]"));
+    assert.match((await page.textContent("main")) ?? "", /Evidence submitted/);
+    const [dispute] = (await service.api(group, "GET", `/api/v1/payments/${payment.transactionId}/disputes`))
+      .body.data.disputes;
+    assert.equal(dispute.status, "under_review");
+  });
+
   it("a viewer sees no refund form and no secrets; a direct POST and a POST without CSRF are refused", async () => {
     const payment = await paidPayment();
     const page = await newPage();

@@ -65,9 +65,10 @@ const paymentDetailPages: FastifyPluginAsync<{
       const principal = merchantOf(request);
       const { transactionId } = request.params as { transactionId: string };
       const payment = await payments.queries.get(principal.groupId, transactionId);
-      const [history, refunds, events] = await Promise.all([
+      const [history, refunds, disputes, events] = await Promise.all([
         payments.queries.statusHistory(payment),
         payments.refunds.listOf(payment),
+        payments.disputes.ofPaymentRow(payment),
         webhooks.log.eventsOf(principal.groupId, payment.id),
       ]);
       const metadata = visibleMetadata(payment.metadata);
@@ -146,6 +147,17 @@ ${
 ${REASONS.map((reason) => html`<option value="${reason}">${words(reason)}</option>`)}</select></div>
 <div><button type="submit" class="danger">Refund</button></div>
 <p class="muted">Leave the amount empty to refund all that remains. The status changes when the processor confirms.</p></form>`
+    : ""
+}
+
+${
+  disputes.length > 0
+    ? html`<h2>Disputes</h2>
+<div class="table-wrap"><table id="payment-disputes"><thead><tr><th>Opened</th><th class="num">Amount</th><th>Reason</th><th>Status</th><th>Evidence due by</th><th></th></tr></thead><tbody>
+${disputes.map(
+  (dispute) =>
+    html`<tr><td>${time(new Date(dispute.createdAt))}</td><td class="num">${money(dispute.amount, dispute.currency)}</td><td>${words(dispute.reason)}</td><td>${statusBadge(dispute.status)}</td><td>${dispute.evidenceDueBy ? time(new Date(dispute.evidenceDueBy)) : "—"}</td><td><a href="/dashboard/disputes/${dispute.disputeId}">Open</a></td></tr>`,
+)}</tbody></table></div>`
     : ""
 }
 

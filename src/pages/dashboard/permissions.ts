@@ -10,6 +10,7 @@ export type DashboardAction =
   | "manage_safe_sites"
   | "recover_webhooks"
   | "manage_webhook_endpoints"
+  | "answer_disputes"
   | "manage_users"
   | "read_audit_log"
   | "manage_payment_links"
@@ -24,6 +25,7 @@ const DEVELOPER: readonly DashboardAction[] = [
   "manage_safe_sites",
   "recover_webhooks",
   "manage_webhook_endpoints",
+  "answer_disputes",
   "manage_payment_links",
   "manage_branding",
 ];

@@ -39,7 +39,9 @@ button.secondary{background:#fff;color:var(--ink);border:1px solid #9aa3ad}butto
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.82rem;font-weight:600;background:#e5e7eb;white-space:nowrap}
 .badge.succeeded,.badge.dispute_won,.badge.ok{background:#d7f0dd;color:var(--good)}.badge.failed,.badge.cancelled,.badge.expired,.badge.unavailable{background:#f9dedc;color:var(--bad)}
 .badge.processing,.badge.pending{background:#fff1c2;color:var(--warn)}.badge.partially_refunded,.badge.refunded{background:#e0e7ff;color:#3730a3}
-.badge.disputed,.badge.dispute_lost{background:#fde2c8;color:#8a3b00}
+.badge.disputed,.badge.dispute_lost,.badge.needs_response,.badge.lost,.badge.accepted{background:#fde2c8;color:#8a3b00}
+.badge.under_review{background:#fff1c2;color:var(--warn)}.badge.won{background:#d7f0dd;color:var(--good)}
+tr.due-soon td{background:#fff7ed}.evidence{white-space:pre-wrap;overflow-wrap:anywhere}
 .notice{padding:.7rem 1rem;border-radius:6px;margin:0 0 1rem;border:1px solid}
 .notice.error{background:#fdecea;border-color:#f3b4ad;color:#7a1610}.notice.ok{background:#e8f5ec;border-color:#a9d8b6;color:#14532d}
 .secret{background:#fff8e1;border:1px solid #f0d37a;padding:.7rem;border-radius:6px}

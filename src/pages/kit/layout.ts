@@ -14,6 +14,7 @@ const NAV: Record<Audience, NavItem[]> = {
   dashboard: [
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/payments", label: "Payments" },
+    { href: "/dashboard/disputes", label: "Disputes" },
     { href: "/dashboard/payment-links", label: "Payment links" },
     { href: "/dashboard/branding", label: "Branding" },
     { href: "/dashboard/developers", label: "Developers" },

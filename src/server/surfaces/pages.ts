@@ -8,6 +8,7 @@ import groupPages from "../../pages/console/groups.ts";
 import operationsPages from "../../pages/console/operations.ts";
 import brandingPages from "../../pages/dashboard/branding.ts";
 import developerPages from "../../pages/dashboard/developers.ts";
+import disputePages from "../../pages/dashboard/disputes.ts";
 import overviewPage from "../../pages/dashboard/overview.ts";
 import paymentDetailPages from "../../pages/dashboard/payment-detail.ts";
 import paymentLinkPages from "../../pages/dashboard/payment-links.ts";
@@ -61,6 +62,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
       await dashboard.register(overviewPage, { queries: payments.queries });
       await dashboard.register(paymentListPages, { queries: payments.queries });
       await dashboard.register(paymentDetailPages, { payments, webhooks });
+      await dashboard.register(disputePages, { payments });
       await dashboard.register(developerPages, {
         merchants,
         webhooks,
