@@ -66,6 +66,8 @@ export interface Config extends DatabaseSettings {
   /** The longest a refund request waits for the processor before answering `pending`. */
   refundDeadlineMs: number;
   refundSettleIntervalMs: number;
+  /** How often the owners' dispute e-mails (opened, 72 hours before the deadline) are looked for. */
+  disputeNoticeIntervalMs: number;
   /** Webhook attempt logs older than this many days are deleted; 0 keeps them forever. */
   webhookAttemptRetentionDays: number;
   /** Payments final for longer than this many days lose their customer (erased); 0 keeps them. */
@@ -208,6 +210,7 @@ export const ENVIRONMENT_VARIABLES = [
   "EXPIRY_RETRY_SECONDS",
   "REFUND_DEADLINE_MS",
   "REFUND_SETTLE_INTERVAL_MS",
+  "DISPUTE_NOTICE_INTERVAL_MS",
   "WEBHOOK_ATTEMPT_RETENTION_DAYS",
   "PII_RETENTION_DAYS",
   "EVENT_RETENTION_DAYS",
@@ -304,6 +307,7 @@ export function loadConfig(
     // The merchant hears within 10 s whatever the processor does.
     refundDeadlineMs: integer(env, "REFUND_DEADLINE_MS", 8000, 100, 10_000),
     refundSettleIntervalMs: integer(env, "REFUND_SETTLE_INTERVAL_MS", 2000, 10, 60_000),
+    disputeNoticeIntervalMs: integer(env, "DISPUTE_NOTICE_INTERVAL_MS", 60_000, 10, 3_600_000),
     webhookAttemptRetentionDays: integer(env, "WEBHOOK_ATTEMPT_RETENTION_DAYS", 90, 0, 36_500),
     piiRetentionDays: integer(env, "PII_RETENTION_DAYS", 0, 0, 36_500),
     eventRetentionDays: integer(env, "EVENT_RETENTION_DAYS", 90, 0, 36_500),

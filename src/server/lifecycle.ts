@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config/config.ts";
 import { ConfigError } from "../config/values.ts";
 import { AdminAuthenticator } from "../merchants/admin-token.ts";
+import { DisputeNotices } from "../payments/disputes/notices.ts";
 import { startPaymentWorkers } from "../payments/module.ts";
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../payments/receipts/sender.ts";
 import { type Clock, systemClock } from "../platform/clock.ts";
@@ -228,6 +229,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
           onDisabled: (endpoint) => tellOfDisabledEndpoint(services, mailer, endpoint),
         }),
       );
+      if (mailer) {
+        const notices = new DisputeNotices({
+          db,
+          mailer,
+          ownersOf: async (groupId) =>
+            (await services.accounts.members.list(groupId))
+              .filter((member) => !member.pending && member.role === "owner")
+              .map((member) => member.email),
+          publicUrl: config.publicUrl,
+          clock: services.clock,
+          log: app.log,
+        });
+        workers.push(
+          startPeriodic("dispute e-mails", config.disputeNoticeIntervalMs, () => notices.sendDue(), app.log),
+        );
+      }
       if (config.smtpUrl) {
         const receipts = new ReceiptSender(
           db,

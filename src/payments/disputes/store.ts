@@ -189,3 +189,35 @@ export function listPendingDisputes(q: Queryable, before: Date, limit: number): 
     [before, limit],
   );
 }
+
+/** A dispute whose owners' e-mail this instance took to send. */
+export type NoticeRow = Pick<
+  DisputeRow,
+  "id" | "group_id" | "payment_id" | "amount" | "currency" | "reason" | "evidence_due_by"
+>;
+
+/**
+ * Takes the disputes whose e-mail of this kind is due, marking each sent before it goes: of
+ * several workers only one takes a dispute, and a dispute is told of at most once. Opened: a
+ * dispute still waiting, seen in the last week (one learnt long after, or before mail was set
+ * up, is not news). Deadline: waiting with nothing submitted, its deadline within 72 hours.
+ */
+export function takeDueNotices(
+  q: Queryable,
+  kind: "opened" | "deadline",
+  now: Date,
+  limit: number,
+): Promise<NoticeRow[]> {
+  const due =
+    kind === "opened"
+      ? `status = 'needs_response' AND opened_notice_at IS NULL AND created_at > $1::timestamptz - interval '7 days'`
+      : `status = 'needs_response' AND deadline_notice_at IS NULL AND evidence_submitted_at IS NULL
+         AND evidence_due_by > $1 AND evidence_due_by <= $1::timestamptz + interval '72 hours'`;
+  const column = kind === "opened" ? "opened_notice_at" : "deadline_notice_at";
+  return q.query<NoticeRow>(
+    `UPDATE disputes SET ${column} = now()
+     WHERE id IN (SELECT id FROM disputes WHERE ${due} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING id, group_id, payment_id, amount, currency, reason, evidence_due_by`,
+    [now, limit],
+  );
+}

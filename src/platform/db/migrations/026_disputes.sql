@@ -31,5 +31,7 @@ CREATE INDEX disputes_open_idx ON disputes (group_id, evidence_due_by, id)
 CREATE INDEX disputes_payment_idx ON disputes (payment_id, created_at);
 -- What the settling worker and the e-mails look at.
 CREATE INDEX disputes_pending_idx ON disputes (pending_since) WHERE pending_action IS NOT NULL;
-CREATE INDEX disputes_notice_idx ON disputes (evidence_due_by)
+CREATE INDEX disputes_deadline_notice_idx ON disputes (evidence_due_by)
   WHERE status = 'needs_response' AND deadline_notice_at IS NULL;
+CREATE INDEX disputes_opened_notice_idx ON disputes (created_at)
+  WHERE status = 'needs_response' AND opened_notice_at IS NULL;
