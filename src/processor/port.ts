@@ -182,6 +182,11 @@ export interface ProcessorAdapter {
   createCheckout(request: CheckoutRequest, signal?: AbortSignal): Promise<Checkout>;
   /** Throws CheckoutNotFoundError when the processor has no such checkout. */
   lookUpCheckout(checkoutId: string, signal?: AbortSignal): Promise<Checkout>;
+  /**
+   * Whether this processor payment, paid or declined, was tried through this checkout: what proves
+   * an event about a payment we never stored is about our checkout. False when either is unknown.
+   */
+  triedThrough(checkoutId: string, paymentRef: string, signal?: AbortSignal): Promise<boolean>;
   /** Closes an open checkout; one already finished or expired is returned as it is. */
   expireCheckout(checkoutId: string, signal?: AbortSignal): Promise<Checkout>;
   /** Null when the processor has no such payment. */

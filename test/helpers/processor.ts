@@ -25,6 +25,7 @@ export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}):
     takes: () => true,
     createCheckout: down,
     lookUpCheckout: down,
+    triedThrough: down,
     expireCheckout: down,
     lookUpPayment: down,
     transactionIdOf: down,

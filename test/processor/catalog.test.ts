@@ -72,6 +72,7 @@ class FakePayBooks {
         return checkoutOf(id);
       },
       lookUpCheckout: async (id) => checkoutOf(id),
+      triedThrough: async (id, ref) => this.checkouts.get(id)?.paymentRef === ref,
       expireCheckout: async (id) => {
         const checkout = this.checkouts.get(id);
         if (checkout?.status === "open") checkout.status = "expired";

@@ -189,20 +189,19 @@ export class ProcessorEvents {
     if (event.checkoutId) {
       return { payment: candidate, mismatch: `checkout ${event.checkoutId} is not this payment's` };
     }
-    // A refund or dispute can come before we stored the processor's payment: the processor says
-    // whether it belongs to the checkout we opened for this payment.
+    // A refund, a dispute or a declined try can come before we stored the processor's payment:
+    // the processor says whether it was tried through the checkout we opened for this payment.
     const checkoutId = candidate.processor_checkout_id;
-    const ours = checkoutId
-      ? (
-          answered(
-            await callProcessor((signal) => adapter.lookUpCheckout(checkoutId, signal), {
+    const tried =
+      checkoutId && paymentRef
+        ? (answered(
+            await callProcessor((signal) => adapter.triedThrough(checkoutId, paymentRef, signal), {
               deadlineMs: EVENT_DEADLINE_MS,
             }),
-          ) ?? { paymentRef: null }
-        ).paymentRef
-      : null;
-    if (!event.paymentRef || ours !== event.paymentRef) {
-      const ref = event.paymentRef ?? "(none)";
+          ) ?? false)
+        : false;
+    if (!tried) {
+      const ref = paymentRef ?? "(none)";
       return { payment: candidate, mismatch: `processor payment ${ref} is not this payment's` };
     }
     return { payment: candidate, mismatch: amountMismatch(event, candidate) };

@@ -174,6 +174,20 @@ export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
         const link = await retrieveLink(linkId, abortSignal);
         return toCheckout(link, await orderOf(link.orderId, abortSignal));
       }),
+    // A declined payment is no tender of the order, but it names the order it was tried for.
+    triedThrough: (linkId, paymentRef, abortSignal) =>
+      ask("payment retrieve", async () => {
+        try {
+          const [link, { payment }] = await Promise.all([
+            retrieveLink(linkId, abortSignal),
+            client.payments.get({ paymentId: paymentRef }, requestOptions(abortSignal)),
+          ]);
+          return link.orderId !== undefined && payment?.orderId === link.orderId;
+        } catch (error) {
+          if (error instanceof CheckoutNotFoundError || isMissing(error)) return false;
+          throw error;
+        }
+      }),
     // Deleting a link cancels its order; a payment that completed first wins.
     expireCheckout: (linkId, abortSignal) =>
       ask("checkout expire", async () => {

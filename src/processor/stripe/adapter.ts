@@ -169,6 +169,20 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
     },
     lookUpCheckout: (checkoutId, signal) =>
       ask("checkout retrieve", () => retrieveCheckout(checkoutId), signal),
+    // A session keeps one payment intent for every try, declined ones included.
+    triedThrough: (checkoutId, paymentRef, signal) =>
+      ask(
+        "checkout retrieve",
+        async () => {
+          try {
+            return (await retrieveCheckout(checkoutId)).paymentRef === paymentRef;
+          } catch (error) {
+            if (error instanceof CheckoutNotFoundError) return false;
+            throw error;
+          }
+        },
+        signal,
+      ),
     expireCheckout: (checkoutId, signal) =>
       ask(
         "checkout expire",
