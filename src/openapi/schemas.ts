@@ -132,6 +132,8 @@ export const adminSchemas = {
           "checkout_missing",
           "processor_mismatch",
           "drift",
+          "orphan_checkout_paid",
+          "unbooked_payment",
         ],
       },
       transactionId: uuid,

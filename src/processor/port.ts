@@ -99,6 +99,20 @@ export interface DisputeEvidenceRequest {
   idempotencyKey: string;
 }
 
+/** A checkout as the processor lists it: what a reconciliation run holds against our payments. */
+export interface ListedCheckout {
+  /** The processor's id of the checkout (Square: its order). */
+  id: string;
+  /** The transaction id the processor carries for us: a hint, never proof. */
+  transactionIdHint: string | null;
+  paid: boolean;
+  paymentRef: string | null;
+  amount: number;
+  /** Lowercase ISO 4217. */
+  currency: string;
+  createdAt: Date;
+}
+
 /** What the processor knows of one payment: the truth a reconciliation run compares with. */
 export interface ProcessorPayment {
   ref: string;
@@ -187,6 +201,8 @@ export interface ProcessorAdapter {
    * an event about a payment we never stored is about our checkout. False when either is unknown.
    */
   triedThrough(checkoutId: string, paymentRef: string, signal?: AbortSignal): Promise<boolean>;
+  /** Every checkout the processor opened in [since, until), by its creation time. */
+  listCheckouts(window: { since: Date; until: Date }, signal?: AbortSignal): Promise<ListedCheckout[]>;
   /** Closes an open checkout; one already finished or expired is returned as it is. */
   expireCheckout(checkoutId: string, signal?: AbortSignal): Promise<Checkout>;
   /** Null when the processor has no such payment. */

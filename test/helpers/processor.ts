@@ -26,6 +26,7 @@ export function unreachableProcessor(overrides: Partial<ProcessorAdapter> = {}):
     createCheckout: down,
     lookUpCheckout: down,
     triedThrough: down,
+    listCheckouts: down,
     expireCheckout: down,
     lookUpPayment: down,
     transactionIdOf: down,

@@ -73,6 +73,7 @@ class FakePayBooks {
       },
       lookUpCheckout: async (id) => checkoutOf(id),
       triedThrough: async (id, ref) => this.checkouts.get(id)?.paymentRef === ref,
+      listCheckouts: async () => [],
       expireCheckout: async (id) => {
         const checkout = this.checkouts.get(id);
         if (checkout?.status === "open") checkout.status = "expired";

@@ -30,6 +30,7 @@ const ITEM_TITLES: Record<ReconciliationItemKind, string> = {
   processor_mismatch: "Processor event did not match",
   drift: "Differs from the processor",
   orphan_checkout_paid: "Paid on a checkout a create abandoned",
+  unbooked_payment: "Paid at the processor, missing from the books",
 };
 const resolveForm = formBody(
   {
@@ -84,7 +85,9 @@ ${
 ${item.processorEventId ? html`<dt>Event</dt><dd class="mono">${item.processorEventId}</dd>` : ""}
 <dt>Reason</dt><dd>${item.reason}</dd></dl>
 ${
-  item.kind === "orphan_checkout_paid" && item.currency
+  (item.kind === "orphan_checkout_paid" || item.kind === "unbooked_payment") &&
+  item.currency &&
+  item.refundable > 0
     ? html`<form method="post" action="/operator/reconciliation/orphan-refund">${csrfField(reply)}
 <input type="hidden" name="id" value="${item.id}">
 <p><button type="submit" class="danger">Refund ${money(item.refundable, item.currency)} in full</button></p></form>`

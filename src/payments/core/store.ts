@@ -172,7 +172,9 @@ export type ReconciliationItemKind =
   | "processor_mismatch"
   | "drift"
   /** Money taken on a checkout a create abandoned: refunded in full by the operator. */
-  | "orphan_checkout_paid";
+  | "orphan_checkout_paid"
+  /** Money taken on a checkout whose payment the books lost: refunded in full by the operator. */
+  | "unbooked_payment";
 
 /**
  * Puts a payment in front of the operator for one cause. A cause already open for the payment is

@@ -1,5 +1,5 @@
-// Money a customer paid on a checkout that a create abandoned belongs to no payment: the operator
-// gives it back in full, once, at the processor that took it.
+// Money a customer paid on a checkout that belongs to no payment (one a create abandoned, or one
+// whose payment the books lost): the operator gives it back in full, once, at the processor that took it.
 import { type Audit, withAudit } from "../../platform/audit/store.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { DomainError, notFound } from "../../platform/errors/domain-error.ts";
@@ -8,6 +8,9 @@ import { callProcessor } from "../../processor/call.ts";
 import type { ProcessorName } from "../../processor/port.ts";
 import type { ProcessorRegistry } from "../../processor/registry.ts";
 import { claimOrphanRefund, recordOrphanRefund, releaseOrphanClaim } from "./store.ts";
+
+/** One processor key per orphan, whichever table it is in: the same refund is never made twice. */
+const ORPHAN_KEY_PREFIX = { abandoned: "orphan", unbooked: "unbooked" } as const;
 
 /** Longer than a processor call may take: while it runs, a second ask is told to wait. */
 const ORPHAN_REFUND_CLAIM_MS = 60_000;
@@ -47,6 +50,12 @@ export class OrphanRefunds {
         "A refund of this item is being asked for; read the queue again in a few seconds",
       );
     }
+    if (orphan.amount <= 0) {
+      throw new DomainError(
+        "INVALID_REQUEST",
+        "Nothing is left to give back: the processor has refunded it all",
+      );
+    }
     if (!orphan.payment_ref) {
       throw new DomainError(
         "INVALID_REQUEST",
@@ -62,16 +71,16 @@ export class OrphanRefunds {
             paymentRef,
             amount: orphan.amount,
             reason: "duplicate",
-            refundId: `orphan-${orphan.abandoned_id}`,
+            refundId: `${ORPHAN_KEY_PREFIX[orphan.source]}-${orphan.source_id}`,
             transactionId: orphan.transaction_id,
-            idempotencyKey: `orphan-refund-${orphan.abandoned_id}`,
+            idempotencyKey: `${ORPHAN_KEY_PREFIX[orphan.source]}-refund-${orphan.source_id}`,
           },
           signal,
         ),
       { deadlineMs: this.refundDeadlineMs },
     );
     const giveUp = async (message: string): Promise<never> => {
-      await releaseOrphanClaim(this.db, orphan.abandoned_id);
+      await releaseOrphanClaim(this.db, orphan);
       throw new DomainError("PROCESSOR_ERROR", message);
     };
     const refused = "The payment processor refused the refund";
@@ -95,7 +104,7 @@ export class OrphanRefunds {
     await withAudit(
       this.db,
       () => audit(result),
-      (q) => recordOrphanRefund(q, itemId, orphan.abandoned_id, refund.id, note),
+      (q) => recordOrphanRefund(q, itemId, orphan, refund.id, note),
     );
     return result;
   }

@@ -27,6 +27,7 @@ import {
   recordRunProgress,
   resolveItem,
 } from "./store.ts";
+import { UnbookedCheckouts } from "./unbooked.ts";
 
 const RUN_BATCH = 100;
 /** The scheduled run looks this far back, so a day's missed run is still covered by the next. */
@@ -52,6 +53,9 @@ interface PaymentCheck {
 export class Reconciliation {
   private readonly running = new Set<Promise<unknown>>();
 
+  /** Paid checkouts at the processors that the books lost. */
+  private readonly unbooked: UnbookedCheckouts;
+
   constructor(
     private readonly db: Database,
     private readonly processors: ProcessorRegistry,
@@ -60,7 +64,9 @@ export class Reconciliation {
     private readonly disputes: Disputes,
     private readonly log: Logger,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.unbooked = new UnbookedCheckouts(db, processors, log);
+  }
 
   /** GET /admin/v1/reconciliation and the console's queue: the open items. */
   async queue(limit: number) {
@@ -75,7 +81,7 @@ export class Reconciliation {
       amountRefunded: row.refunded_amount,
       processor: row.processor,
       refundable:
-        row.kind === "orphan_checkout_paid"
+        row.kind === "orphan_checkout_paid" || row.kind === "unbooked_payment"
           ? (row.amount ?? 0)
           : row.status !== null && row.amount !== null
             ? refundableAmount(
@@ -185,6 +191,8 @@ export class Reconciliation {
         after = last ? { updatedAt: last.position, id: last.id } : null;
         await recordRunProgress(this.db, runId, figures, false);
       }
+      // Then what the books lost: paid checkouts of the window that name no payment of ours.
+      figures.drifts += await this.unbooked.find(window);
     } catch (error) {
       this.log.error({ err: error, runId }, "reconciliation run stopped early");
     }

@@ -1,6 +1,7 @@
 // Reconciliation items (the operator's queue) and runs (comparisons with the processor).
 import type { Queryable } from "../../platform/db/database.ts";
 import type { Currency } from "../../platform/format/money.ts";
+import type { ListedCheckout } from "../../processor/port.ts";
 import type { PaymentStatus } from "../core/status.ts";
 import type { PaymentRow, ReconciliationItemKind } from "../core/store.ts";
 
@@ -26,14 +27,15 @@ export interface ItemRow {
 export function listOpenItems(q: Queryable, limit: number): Promise<ItemRow[]> {
   return q.query<ItemRow>(
     `SELECT i.id::text AS id, i.kind, i.payment_id, COALESCE(p.group_id, a.group_id) AS group_id,
-       COALESCE(p.amount, (a.request->>'amount')::integer) AS amount,
-       COALESCE(p.currency, a.request->>'currency') AS currency, p.status,
-       p.refunded_amount, p.refund_reserved, p.paid_at_processor,
-       COALESCE(p.processor_payment_id, a.payment_ref) AS processor_payment_id,
-       COALESCE(p.processor, a.processor) AS processor,
+       COALESCE(p.amount, (a.request->>'amount')::integer, u.amount - u.refunded_amount) AS amount,
+       COALESCE(p.currency, a.request->>'currency', u.currency) AS currency, p.status,
+       COALESCE(p.refunded_amount, u.refunded_amount) AS refunded_amount, p.refund_reserved, p.paid_at_processor,
+       COALESCE(p.processor_payment_id, a.payment_ref, u.payment_ref) AS processor_payment_id,
+       COALESCE(p.processor, a.processor, u.processor) AS processor,
        i.detail, i.processor_event_id, i.created_at
      FROM reconciliation_items i LEFT JOIN payments p ON p.id = i.payment_id
        LEFT JOIN abandoned_checkouts a ON a.id = i.abandoned_checkout_id
+       LEFT JOIN unbooked_checkouts u ON u.id = i.unbooked_checkout_id
      WHERE i.resolved_at IS NULL ORDER BY i.id LIMIT $1`,
     [limit],
   );
@@ -138,15 +140,22 @@ export async function hasBeenDisputed(q: Queryable, paymentId: string): Promise<
   return rows.length > 0;
 }
 
-/** An open item for money taken on an abandoned checkout, with what the closing learnt of it. */
+/**
+ * An open item for money taken on a checkout that belongs to no payment: one a create abandoned,
+ * or one whose payment the books lost. Which, and its row there.
+ */
 export interface OrphanRow {
-  abandoned_id: string;
+  source: "abandoned" | "unbooked";
+  source_id: string;
   processor: string;
   transaction_id: string;
   payment_ref: string | null;
+  /** What is left to give back. */
   amount: number;
   currency: Currency;
 }
+
+const ORPHAN_SOURCES = { abandoned: "abandoned_checkouts", unbooked: "unbooked_checkouts" } as const;
 
 /**
  * Claims an open orphan item's refund for `leaseMs`, so two operators asking at once make one
@@ -159,16 +168,24 @@ export async function claimOrphanRefund(
 ): Promise<OrphanRow | "busy" | undefined> {
   const [row] = await q.query<OrphanRow & { claimed: boolean }>(
     `WITH open AS (
-       SELECT a.id FROM reconciliation_items i JOIN abandoned_checkouts a ON a.id = i.abandoned_checkout_id
-       WHERE i.id = $1::bigint AND i.kind = 'orphan_checkout_paid' AND i.resolved_at IS NULL),
-     claimed AS (
+       SELECT i.abandoned_checkout_id, i.unbooked_checkout_id FROM reconciliation_items i
+       WHERE i.id = $1::bigint AND i.kind IN ('orphan_checkout_paid', 'unbooked_payment') AND i.resolved_at IS NULL),
+     claimed_abandoned AS (
        UPDATE abandoned_checkouts a SET refund_claimed_until = now() + $2 * interval '1 millisecond'
-       FROM open WHERE a.id = open.id AND (a.refund_claimed_until IS NULL OR a.refund_claimed_until < now())
-       RETURNING a.id)
-     SELECT a.id::text AS abandoned_id, a.processor, a.transaction_id, a.payment_ref,
+       FROM open WHERE a.id = open.abandoned_checkout_id AND (a.refund_claimed_until IS NULL OR a.refund_claimed_until < now())
+       RETURNING a.id),
+     claimed_unbooked AS (
+       UPDATE unbooked_checkouts u SET refund_claimed_until = now() + $2 * interval '1 millisecond'
+       FROM open WHERE u.id = open.unbooked_checkout_id AND (u.refund_claimed_until IS NULL OR u.refund_claimed_until < now())
+       RETURNING u.id)
+     SELECT 'abandoned' AS source, a.id::text AS source_id, a.processor, a.transaction_id, a.payment_ref,
        (a.request->>'amount')::integer AS amount, a.request->>'currency' AS currency,
-       EXISTS (SELECT 1 FROM claimed) AS claimed
-     FROM abandoned_checkouts a JOIN open ON open.id = a.id`,
+       EXISTS (SELECT 1 FROM claimed_abandoned) AS claimed
+     FROM abandoned_checkouts a JOIN open ON open.abandoned_checkout_id = a.id
+     UNION ALL
+     SELECT 'unbooked', u.id::text, u.processor, u.transaction_id, u.payment_ref,
+       u.amount - u.refunded_amount, u.currency, EXISTS (SELECT 1 FROM claimed_unbooked)
+     FROM unbooked_checkouts u JOIN open ON open.unbooked_checkout_id = u.id`,
     [itemId, leaseMs],
   );
   if (!row) return undefined;
@@ -179,20 +196,78 @@ export async function claimOrphanRefund(
 export async function recordOrphanRefund(
   q: Queryable,
   itemId: string,
-  abandonedId: string,
+  orphan: Pick<OrphanRow, "source" | "source_id">,
   refundRef: string,
   note: string,
 ): Promise<boolean> {
-  await q.query("UPDATE abandoned_checkouts SET refund_ref = $2 WHERE id = $1::bigint", [
-    abandonedId,
+  await q.query(`UPDATE ${ORPHAN_SOURCES[orphan.source]} SET refund_ref = $2 WHERE id = $1::bigint`, [
+    orphan.source_id,
     refundRef,
   ]);
   return resolveItem(q, itemId, note);
 }
 
 /** Lets the refund be asked for again at once (the last ask got no refund). */
-export async function releaseOrphanClaim(q: Queryable, abandonedId: string): Promise<void> {
-  await q.query("UPDATE abandoned_checkouts SET refund_claimed_until = NULL WHERE id = $1::bigint", [
-    abandonedId,
-  ]);
+export async function releaseOrphanClaim(
+  q: Queryable,
+  orphan: Pick<OrphanRow, "source" | "source_id">,
+): Promise<void> {
+  await q.query(
+    `UPDATE ${ORPHAN_SOURCES[orphan.source]} SET refund_claimed_until = NULL WHERE id = $1::bigint`,
+    [orphan.source_id],
+  );
+}
+
+/**
+ * Of these paid checkouts at one processor, those naming no payment of ours and no create attempt
+ * we gave up on: their ids.
+ */
+export async function unbookedAmong(
+  q: Queryable,
+  processor: string,
+  checkouts: readonly ListedCheckout[],
+): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT c.id FROM unnest($2::text[], $3::uuid[]) AS c(id, transaction_id)
+     WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = c.transaction_id)
+       AND NOT EXISTS (SELECT 1 FROM abandoned_checkouts a WHERE a.processor = $1 AND a.checkout_id = c.id)`,
+    [
+      processor,
+      checkouts.map((checkout) => checkout.id),
+      checkouts.map((checkout) => checkout.transactionIdHint),
+    ],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Records a paid checkout missing from the books and opens its item; false when it was known. */
+export async function recordUnbookedCheckout(
+  q: Queryable,
+  found: { processor: string; checkout: ListedCheckout; refundedAmount: number; detail: string },
+): Promise<boolean> {
+  const { checkout } = found;
+  const rows = await q.query(
+    `WITH found AS (
+       INSERT INTO unbooked_checkouts (processor, checkout_id, transaction_id, payment_ref, amount, currency,
+         refunded_amount, checkout_created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (processor, checkout_id) DO NOTHING
+       RETURNING id
+     )
+     INSERT INTO reconciliation_items (payment_id, kind, detail, unbooked_checkout_id)
+     SELECT NULL, 'unbooked_payment', $9, id FROM found
+     RETURNING id`,
+    [
+      found.processor,
+      checkout.id,
+      checkout.transactionIdHint,
+      checkout.paymentRef,
+      checkout.amount,
+      checkout.currency,
+      found.refundedAmount,
+      checkout.createdAt,
+      found.detail,
+    ],
+  );
+  return rows.length > 0;
 }

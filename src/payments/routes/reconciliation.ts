@@ -105,7 +105,7 @@ const reconciliationRoutes: FastifyPluginAsync<{
     {
       schema: {
         summary:
-          "Refund in full the money a customer paid on a checkout a create abandoned (an orphan_checkout_paid item), and resolve the item",
+          "Refund in full the money a customer paid on a checkout that belongs to no payment (an orphan_checkout_paid or unbooked_payment item), and resolve the item",
         tags: ["admin"],
         security: adminSecurity,
         params: {

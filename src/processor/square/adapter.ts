@@ -3,6 +3,7 @@ import {
   type Checkout,
   CheckoutNotFoundError,
   type CheckoutRequest,
+  type ListedCheckout,
   moneyCallError,
   type ProcessorAdapter,
   type ProcessorDispute,
@@ -187,6 +188,43 @@ export function squareAdapter(options: SquareAdapterOptions): ProcessorAdapter {
           if (error instanceof CheckoutNotFoundError || isMissing(error)) return false;
           throw error;
         }
+      }),
+    // Orders carry our transaction id; a link names its order, not the other way round.
+    listCheckouts: (window, abortSignal) =>
+      ask("order search", async () => {
+        const listed: ListedCheckout[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.orders.search(
+            {
+              locationIds: [options.locationId],
+              query: {
+                filter: {
+                  dateTimeFilter: {
+                    createdAt: { startAt: window.since.toISOString(), endAt: window.until.toISOString() },
+                  },
+                },
+              },
+              limit: 500,
+              ...(cursor && { cursor }),
+            },
+            requestOptions(abortSignal),
+          );
+          for (const order of page.orders ?? []) {
+            const paid = order.state === "COMPLETED" || (order.tenders?.length ?? 0) > 0;
+            listed.push({
+              id: order.id ?? "",
+              transactionIdHint: order.referenceId ?? null,
+              paid,
+              paymentRef: paid ? paymentIdOf(order) : null,
+              amount: minorUnits(order.totalMoney) ?? 0,
+              currency: currencyOf(order.totalMoney) ?? "",
+              createdAt: new Date(order.createdAt ?? 0),
+            });
+          }
+          cursor = page.cursor ?? undefined;
+        } while (cursor);
+        return listed;
       }),
     // Deleting a link cancels its order; a payment that completed first wins.
     expireCheckout: (linkId, abortSignal) =>

@@ -4,19 +4,18 @@ import {
   CheckoutNotFoundError,
   type CheckoutRequest,
   InvalidEventError,
+  type ListedCheckout,
   moneyCallError,
-  outcomeOfStatus,
   type ProcessorAdapter,
-  type ProcessorDispute,
   type ProcessorLimits,
   type ProcessorRefund,
-  ProcessorUnavailableError,
   type RefundReason,
-  type UnknownOutcome,
 } from "../port.ts";
-import { stripeEvidenceOf, toProcessorDispute } from "./disputes.ts";
+import { ask, isMissing, outcomeOf, withoutCallSiteStack } from "./calls.ts";
+import { stripeDisputeCalls } from "./dispute-calls.ts";
+import { toProcessorDispute } from "./disputes.ts";
 import { idOf, interpretStripeEvent, toProcessorRefund } from "./events.ts";
-import { requestSignal, UndiciHttpClient } from "./undici-http-client.ts";
+import { UndiciHttpClient } from "./undici-http-client.ts";
 
 export interface StripeAdapterOptions {
   secretKey: string;
@@ -50,51 +49,6 @@ function toCheckout(session: Stripe.Checkout.Session): Checkout {
     paid: session.payment_status === "paid",
     paymentRef: idOf(session.payment_intent),
   };
-}
-
-/** Stripe's "no such object": 404 resource_missing. */
-const isMissing = (error: unknown): boolean =>
-  error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
-
-/** A definite refusal, or why a Stripe call's outcome is unknown. */
-function outcomeOf(error: unknown): "refused" | UnknownOutcome {
-  if (error instanceof Stripe.errors.StripeConnectionError) {
-    return (error.detail as { code?: string } | undefined)?.code === Stripe.HttpClient.TIMEOUT_ERROR_CODE
-      ? "timeout"
-      : "connection";
-  }
-  if (!(error instanceof Stripe.errors.StripeError)) return "connection";
-  return outcomeOfStatus(error.statusCode);
-}
-
-/**
- * Starts an SDK call with no stack frames to capture. The SDK records its caller's stack on every
- * request, formatted at once, only to append it to its own errors; that was 5 % of a create's CPU.
- * Our errors carry the SDK's as their cause, and our own stack is taken outside this window.
- */
-function withoutCallSiteStack<T>(call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    // The signal reaches every request of the call, retries included, through the HTTP client.
-    return signal ? requestSignal.run(signal, call) : call();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
-/** Any failure to talk to the processor, as the neutral unavailable error. */
-async function ask<T>(what: string, call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  try {
-    return await withoutCallSiteStack(call, signal);
-  } catch (error) {
-    if (error instanceof CheckoutNotFoundError) throw error;
-    const outcome = outcomeOf(error);
-    throw new ProcessorUnavailableError(`processor ${what} failed: ${(error as Error).message}`, {
-      cause: error,
-      outcome: outcome === "refused" ? "connection" : outcome,
-    });
-  }
 }
 
 export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
@@ -180,6 +134,33 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
             if (error instanceof CheckoutNotFoundError) return false;
             throw error;
           }
+        },
+        signal,
+      ),
+    listCheckouts: (window, signal) =>
+      ask(
+        "checkout list",
+        async () => {
+          const listed: ListedCheckout[] = [];
+          const sessions = stripe.checkout.sessions.list({
+            created: {
+              gte: Math.floor(window.since.getTime() / 1000),
+              lt: Math.ceil(window.until.getTime() / 1000),
+            },
+            limit: 100,
+          });
+          for await (const session of sessions) {
+            listed.push({
+              id: session.id,
+              transactionIdHint: session.metadata?.transactionId ?? null,
+              paid: session.payment_status === "paid",
+              paymentRef: idOf(session.payment_intent),
+              amount: session.amount_total ?? 0,
+              currency: session.currency ?? "",
+              createdAt: new Date(session.created * 1000),
+            });
+          }
+          return listed;
         },
         signal,
       ),
@@ -274,46 +255,7 @@ export function stripeAdapter(options: StripeAdapterOptions): ProcessorAdapter {
         },
         signal,
       ),
-    lookUpDispute: (disputeRef, signal) =>
-      ask(
-        "dispute retrieve",
-        async () => {
-          try {
-            return toProcessorDispute(await stripe.disputes.retrieve(disputeRef));
-          } catch (error) {
-            if (isMissing(error)) return null;
-            throw error;
-          }
-        },
-        signal,
-      ),
-    async sendDisputeEvidence(request, signal): Promise<ProcessorDispute> {
-      const evidence = stripeEvidenceOf(request.evidence);
-      try {
-        return toProcessorDispute(
-          await withoutCallSiteStack(
-            () =>
-              stripe.disputes.update(
-                request.disputeRef,
-                { evidence, submit: request.submit },
-                { idempotencyKey: request.idempotencyKey },
-              ),
-            signal,
-          ),
-        );
-      } catch (error) {
-        throw moneyCallError("dispute evidence", error, outcomeOf(error));
-      }
-    },
-    async acceptDispute(disputeRef, signal): Promise<ProcessorDispute> {
-      try {
-        const dispute = await withoutCallSiteStack(() => stripe.disputes.close(disputeRef), signal);
-        // Stripe says a conceded dispute is lost; the merchant gave it up.
-        return { ...toProcessorDispute(dispute), status: "accepted" };
-      } catch (error) {
-        throw moneyCallError("dispute acceptance", error, outcomeOf(error));
-      }
-    },
+    ...stripeDisputeCalls(stripe),
     parseEvent: (rawBody, headers) => {
       const signature = headers["stripe-signature"];
       if (typeof signature !== "string") throw new InvalidEventError("missing Stripe-Signature header");

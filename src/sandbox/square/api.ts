@@ -200,6 +200,27 @@ export function registerSquareApi(
       payments.expire(request.params.id),
     );
 
+    // Orders of the location created in a window, oldest first, a page at a time.
+    api.post<{ Body: Json | undefined }>("/v2/orders/search", async (request) => {
+      const body = request.body ?? {};
+      const created = objectAt(
+        objectAt(objectAt(objectAt(body, "query"), "filter"), "date_time_filter"),
+        "created_at",
+      );
+      const [start, end] = [str(created?.start_at), str(created?.end_at)];
+      const locations = Array.isArray(body.location_ids) ? body.location_ids : [];
+      const all = [...state.squareOrders.values()].filter(
+        (order) =>
+          locations.includes(order.location_id) &&
+          (!start || order.created_at >= start) &&
+          (!end || order.created_at < end),
+      );
+      const from = Number(str(body.cursor) ?? 0);
+      const limit = Math.min(1000, Math.max(1, typeof body.limit === "number" ? body.limit : 500));
+      const orders = all.slice(from, from + limit);
+      return { orders, ...(from + limit < all.length && { cursor: String(from + limit) }) };
+    });
+
     api.get<{ Params: { id: string } }>("/v2/orders/:id", async (request) => {
       const order = state.squareOrders.get(request.params.id);
       if (!order) throw new SandboxError(404, `Order ${request.params.id} not found`, "NOT_FOUND");

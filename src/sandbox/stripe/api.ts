@@ -125,14 +125,29 @@ export function registerStripeApi(
       return faults.play(fault, request, reply, create, serverError);
     });
 
-    // Stripe's list shape: what exists, newest first, with its status (orphans are counted here).
-    api.get<{ Querystring: { status?: string } }>("/v1/checkout/sessions", async (request) => {
-      const status = request.query.status;
-      const data = [...state.sessions.keys()]
+    // Stripe's list shape: newest first, by status and creation time, a page at a time.
+    api.get<{ Querystring: Record<string, unknown> }>("/v1/checkout/sessions", async (request) => {
+      const query = request.query;
+      const created = (query.created ?? {}) as Record<string, unknown>;
+      const bound = (key: string) => (str(created[key]) === undefined ? undefined : Number(created[key]));
+      const [gte, lt] = [bound("gte"), bound("lt")];
+      const all = [...state.sessions.keys()]
         .map((id) => state.session(id))
-        .filter((session): session is SandboxSession => !!session && (!status || session.status === status))
+        .filter(
+          (session): session is SandboxSession =>
+            !!session &&
+            (!query.status || session.status === query.status) &&
+            (gte === undefined || session.created >= gte) &&
+            (lt === undefined || session.created < lt),
+        )
         .reverse();
-      return { object: "list", url: "/v1/checkout/sessions", has_more: false, data };
+      const after = str(query.starting_after);
+      const from = after ? all.findIndex((session) => session.id === after) + 1 : 0;
+      // Without a limit, everything: the chaos runs and tests read the whole list at once.
+      const limit =
+        query.limit === undefined ? all.length : Math.min(100, Math.max(1, Number(str(query.limit))));
+      const data = all.slice(from, from + limit);
+      return { object: "list", url: "/v1/checkout/sessions", has_more: from + limit < all.length, data };
     });
 
     api.get<{ Params: { id: string } }>("/v1/checkout/sessions/:id", async (request) => {

@@ -644,7 +644,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund in full the money a customer paid on a checkout a create abandoned (an orphan_checkout_paid item), and resolve the item */
+        /** Refund in full the money a customer paid on a checkout that belongs to no payment (an orphan_checkout_paid or unbooked_payment item), and resolve the item */
         post: operations["refundOrphanCheckout"];
         delete?: never;
         options?: never;
@@ -1090,7 +1090,7 @@ export interface components {
         ReconciliationItem: {
             id: string;
             /** @enum {string} */
-            kind: "paid_after_cancel" | "paid_after_expiry" | "disputed_after_close" | "checkout_missing" | "processor_mismatch" | "drift";
+            kind: "paid_after_cancel" | "paid_after_expiry" | "disputed_after_close" | "checkout_missing" | "processor_mismatch" | "drift" | "orphan_checkout_paid" | "unbooked_payment";
             /** Format: uuid */
             transactionId: string;
             /** Format: uuid */
