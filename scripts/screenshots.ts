@@ -139,12 +139,17 @@ try {
   });
   await api("POST", `/api/v1/payments/${succeeded[1]?.id}/refunds`, {});
   // Three disputes for the inbox: one due within 72 hours, one later, one answered.
-  const disputedPayments = succeeded.slice(2, 5);
-  for (const [index, payment] of disputedPayments.entries()) {
+  const disputed = [
+    { payment: succeeded[2], reason: "product_not_received", dueInHours: 40 },
+    { payment: succeeded[3], reason: "fraudulent", dueInHours: 24 * 9 },
+    { payment: succeeded[4], reason: "duplicate", dueInHours: 24 * 5 },
+  ];
+  for (const { payment, reason, dueInHours } of disputed) {
+    if (!payment) continue;
     const intent = (await api("GET", `/api/v1/payments/${payment.id}`)).data.processorPaymentIntentId;
     await simulate(`/sandbox/payment_intents/${intent}/dispute`, {
-      reason: ["product_not_received", "fraudulent", "duplicate"][index],
-      evidenceDueBy: new Date(Date.now() + [40, 24 * 9, 24 * 5][index]! * 3_600_000).toISOString(),
+      reason,
+      evidenceDueBy: new Date(Date.now() + dueInHours * 3_600_000).toISOString(),
     });
   }
   await sleep(1000);
