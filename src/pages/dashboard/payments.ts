@@ -92,16 +92,20 @@ const filterParams = (query: FilterQuery) => {
   return params;
 };
 
-/** What a spreadsheet runs as a formula when a cell starts with it (OWASP's list). */
-const FORMULA_START = /^[=+\-@\t\r]/;
 /**
- * A separator some spreadsheet splits lines on (`,`, `;` in much of Europe, a tab), then a
- * formula's first character: the start of a cell for a program that splits there.
+ * What a spreadsheet runs as a formula when a cell starts with it (OWASP's list), after any spaces
+ * and the quotes a reader removes.
  */
-const FORMULA_AFTER_SEPARATOR = /([,;\t]\s*)([=+\-@])/g;
+const FORMULA_START = /^[ "]*[=+\-@\t\r]/;
+/**
+ * A separator some spreadsheet splits a line or a cell on (`,`, `;` in much of Europe, a tab),
+ * then spaces and quotes, then a formula's first character: the start of a piece for a reader
+ * that splits there, whether or not it honours quotes.
+ */
+const FORMULA_AFTER_SEPARATOR = /([,;\t][ "]*)([=+\-@])/g;
 
 /**
- * One CSV field. A text is neutralised with an apostrophe wherever a cell could start that a
+ * One CSV field. A text is neutralised with an apostrophe wherever a piece could start that a
  * spreadsheet would run as a formula, whichever of `,`, `;` or a tab it splits on; a field holding
  * any of those, a quote or a line break is quoted.
  */

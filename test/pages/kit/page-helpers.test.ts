@@ -55,6 +55,53 @@ describe("CSV cells", () => {
     }
     assert.equal(csvField("foo;=1+1"), `"foo;'=1+1"`);
   });
+
+  it("leave no piece starting a formula when a cell is split again by text-to-columns, which honours quotes", () => {
+    /** A CSV field read back as the spreadsheet's cell value. */
+    const cellOf = (field: string) =>
+      field.startsWith('"') ? field.slice(1, -1).replaceAll('""', '"') : field;
+    /** A cell split on `separator` as text-to-columns does: quoted stretches kept whole, quotes removed. */
+    const piecesOf = (cell: string, separator: string) => {
+      const pieces: string[] = [];
+      let piece = "";
+      let quoted = false;
+      for (let index = 0; index < cell.length; index++) {
+        const char = cell[index];
+        if (char === '"') {
+          if (quoted && cell[index + 1] === '"') {
+            piece += '"';
+            index++;
+          } else quoted = !quoted;
+        } else if (char === separator && !quoted) {
+          pieces.push(piece);
+          piece = "";
+        } else piece += char;
+      }
+      return [...pieces, piece];
+    };
+    const hostile = [
+      'Mug,"=HYPERLINK(""http://evil.example"",""x"")"',
+      'Mug\t"@SUM(1)"',
+      " =1+1",
+      "  @SUM(A1)",
+      'Mug; "+cmd"',
+      'a,"b",  "-2"',
+      '"=1"',
+      ' "=1"',
+    ];
+    for (const value of hostile) {
+      const cell = cellOf(csvField(value));
+      for (const separator of [",", ";", "\t"]) {
+        for (const piece of piecesOf(cell, separator)) {
+          assert.doesNotMatch(
+            piece.trimStart(),
+            /^[=+\-@]/,
+            `${JSON.stringify(value)} split on ${JSON.stringify(separator)}: ${JSON.stringify(piece)}`,
+          );
+        }
+      }
+    }
+  });
 });
 
 describe("roles", () => {
