@@ -55,6 +55,10 @@ export type LinkPayAnswer =
 
 const SLUG_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 const FORM_KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+/** C0 or DEL: no address holds one, and a mail library may drop it, sending to another address. */
+export const hasControlCharacter = (text: string): boolean =>
+  [...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+
 // A pragmatic address check: one @, something on each side, a dot in the domain, no spaces.
 const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 const DECIMALS_IN_WORDS = ["no", "one", "two", "three"];
@@ -185,7 +189,7 @@ export class PaymentLinks {
     const email = (form.email ?? "").trim();
     const fields: { amount?: string; email?: string } = {};
     if (typeof amount === "string") fields.amount = amount;
-    if (!EMAIL_PATTERN.test(email) || email.length > 255) {
+    if (!EMAIL_PATTERN.test(email) || email.length > 255 || hasControlCharacter(email)) {
       fields.email = "Enter your e-mail address, e.g. name@example.com.";
     }
     if (fields.amount || fields.email || typeof amount === "string") throw new LinkFormError(fields);

@@ -67,6 +67,23 @@ describe("payment links: the customer's page", () => {
     assert.equal(await linkPayments(choose.linkId), 0);
   });
 
+  it("refuses a control character in the e-mail and a NUL anywhere in the form: 400, the form again, nothing made", async () => {
+    const before = await linkPayments(choose.linkId);
+    for (const fields of [
+      { amount: "12.50", email: "a\u0001b@example.com" },
+      { amount: "12.50", email: "ab@example.com\u007f" },
+      { amount: "12.50", email: "a\u0000b@example.com" },
+      { amount: "12.5\u0000", email: "ab@example.com" },
+      { amount: "12.50", email: "ab@example.com", key: "k\u0000" },
+      { amount: "12.50", email: "ab@example.com", note: "\u0000" },
+    ]) {
+      const answer = await service.request("POST", pathOf(choose), form(fields));
+      assert.equal(answer.status, 400, JSON.stringify(fields));
+      assert.match(String(answer.body), /name="email"/, "the form again");
+    }
+    assert.equal(await linkPayments(choose.linkId), before);
+  });
+
   it("takes the customer's amount in units, to the processor's page; after paying, the /done page", async () => {
     const answer = await service.request(
       "POST",

@@ -61,6 +61,13 @@ const unknownPage = (reply: FastifyReply) =>
     html`<div class="card"><h1>Payment link not found</h1><p>Check the address you were given, or ask the merchant for a new link.</p></div>`,
   );
 
+/** The sender's mistake, by the error's own status (4xx); a throttled address is answered apart. */
+const isClientFault = (error: unknown): boolean => {
+  if (error instanceof TooManyRequests) return false;
+  const status = (error as { statusCode?: number }).statusCode;
+  return status !== undefined && status >= 400 && status < 500;
+};
+
 /**
  * A payment link's page for customers, on the SafeSite it was made on (docs/api.md, "Payment
  * links"). Each address has RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS here (429 page
@@ -79,7 +86,20 @@ const paymentLinkPage: FastifyPluginAsync<{
     errorResponseBuilder: () => new TooManyRequests("Too many requests from this address"),
   });
   // People read these answers: every error is a page.
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isClientFault(error)) {
+      // A form no browser sends (a NUL in a field, a body past its limit): the form again.
+      const slug = (request.params as { slug?: string } | undefined)?.slug;
+      const link = slug ? await links.bySlug(slug) : undefined;
+      if (!link) return unknownPage(reply);
+      return sendCustomerPage(
+        reply,
+        400,
+        await branding.brand(link.group_id),
+        link.name,
+        linkForm(link, {}, { email: "The form held something it cannot take: type your details again." }),
+      );
+    }
     if (error instanceof TooManyRequests) {
       return sendCustomerPage(
         reply,
@@ -117,6 +137,12 @@ const paymentLinkPage: FastifyPluginAsync<{
       const text = (name: string) => (typeof body[name] === "string" ? (body[name] as string) : undefined);
       const form: LinkForm = { amount: text("amount"), email: text("email"), key: text("key") };
       try {
+        // A NUL in any field is no customer's typing: the form again, before anything is read.
+        if (Object.values(body).some((value) => typeof value === "string" && value.includes("\u0000"))) {
+          throw new LinkFormError({
+            email: "The form held a character it cannot take: type your details again.",
+          });
+        }
         const answer = await links.pay(request.params.slug, form);
         if (answer.kind === "not_found") return unknownPage(reply);
         if (answer.kind === "inactive") {
