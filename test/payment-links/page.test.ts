@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
+import { smtpListener } from "../helpers/smtp.ts";
 
 const form = (fields: Record<string, string>) => ({
   rawBody: new URLSearchParams(fields).toString(),
@@ -13,9 +14,11 @@ describe("payment links: the customer's page", () => {
   let service: TestService;
   let group: TestGroup;
   let choose: { linkId: string; url: string };
+  let smtp: Awaited<ReturnType<typeof smtpListener>>;
   before(async () => {
     // FALLBACK_URL unset: an unusable merchant URL leads to the payment's /done page.
-    service = await startTestService({ RATE_LIMIT_MAX: "40", FALLBACK_URL: "" });
+    smtp = await smtpListener();
+    service = await startTestService({ RATE_LIMIT_MAX: "40", FALLBACK_URL: "", SMTP_URL: smtp.url });
     group = await service.createGroup({ name: "Corner Bakery" });
     choose = (
       await service.api(group, "POST", "/api/v1/payment-links", {
@@ -26,7 +29,10 @@ describe("payment links: the customer's page", () => {
       })
     ).body.data;
   });
-  after(() => service.close());
+  after(async () => {
+    await service.close();
+    await smtp.close();
+  });
 
   const pathOf = (link: { url: string }) => new URL(link.url).pathname;
   const linkPayments = async (linkId: string) =>
@@ -88,7 +94,7 @@ describe("payment links: the customer's page", () => {
     const answer = await service.request(
       "POST",
       pathOf(choose),
-      form({ amount: "12.5", email: "c@example.com" }),
+      form({ amount: "12.5", email: "carla.jones@example.com" }),
     );
     assert.equal(answer.status, 303);
     const payment = (await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${choose.linkId}`)).body
@@ -107,6 +113,12 @@ describe("payment links: the customer's page", () => {
     assert.equal(done.status, 200);
     assert.match(String(done.body), /Payment received/);
     assert.match(String(done.body), /Corner Bakery has received your payment of 12\.50 USD/);
+    // The page's address is the one in paymentUrl, which merchants store and customers share.
+    const receipts = await service.api(group, "PUT", "/api/v1/branding", { receipts: true });
+    assert.equal(receipts.status, 200, JSON.stringify(receipts.body));
+    const masked = String((await service.request("GET", `/done/${token}`)).body);
+    assert.match(masked, /A receipt is on its way to c•••@example\.com/);
+    assert.doesNotMatch(masked, /carla/);
   });
 
   it("an inactive link answers 410 to GET and POST, and takes no payment", async () => {

@@ -112,7 +112,7 @@ const checkoutRoutes: FastifyPluginAsync<{
       const body = paid
         ? html`<div class="card"><p class="status ok">Payment received</p><h1>Thank you</h1>
 <p>${brand.name} has received your payment of ${amount}.</p>
-<p class="muted">${brand.receipts && payment.customer_email ? `A receipt is on its way to ${payment.customer_email}. ` : ""}Reference: <span>${payment.id}</span></p></div>`
+<p class="muted">${brand.receipts && payment.customer_email ? `A receipt is on its way to ${maskedEmail(payment.customer_email)}. ` : ""}Reference: <span>${payment.id}</span></p></div>`
         : html`<div class="card"><p class="status bad">Not paid</p><h1>The payment did not go through</h1>
 <p>Nothing was charged for ${amount} to ${brand.name}. You can close this page, or go back to the link you were given to try again.</p>
 <p class="muted">Reference: <span>${payment.id}</span></p></div>`;
@@ -121,5 +121,14 @@ const checkoutRoutes: FastifyPluginAsync<{
     },
   );
 };
+
+/**
+ * An address as the /done page shows it: its first character and its domain (`j•••@example.com`).
+ * The page's token is the payment link's, which merchants store and customers share.
+ */
+function maskedEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  return at <= 0 ? "•••" : `${email[0]}•••${email.slice(at)}`;
+}
 
 export default checkoutRoutes;
