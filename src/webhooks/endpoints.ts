@@ -7,9 +7,9 @@ import type { SecretBox } from "../platform/crypto/secret-box.ts";
 import type { Database } from "../platform/db/database.ts";
 import { DomainError, notFound } from "../platform/errors/domain-error.ts";
 import { UUID_PATTERN } from "../platform/format/uuid.ts";
-import { reachableUrl } from "../platform/net/unreachable-host.ts";
 import { TEST_EVENT_NAME, WEBHOOK_EVENT_NAMES } from "./event-names.ts";
 import { destinationOf, type WebhookOutbox } from "./outbox.ts";
+import { deliverableUrl } from "./reachable.ts";
 import {
   deleteEndpoint,
   type EndpointChange,
@@ -210,17 +210,8 @@ export class WebhookEndpoints {
     this.outbox.wake();
   }
 
-  /** The unreachable-host rule: a refused URL is a 400 naming it, never kept and left silent. */
   private reachable(raw: string): string {
-    const url = reachableUrl(raw, this.allowedPrivateHosts);
-    if (!url) {
-      throw new DomainError(
-        "INVALID_REQUEST",
-        "url is refused by the unreachable-host rule: its host is loopback, private, reserved or not a valid " +
-          "http(s) URL (ALLOWED_PRIVATE_HOSTS lists exceptions)",
-      );
-    }
-    return url.href;
+    return deliverableUrl(raw, this.allowedPrivateHosts);
   }
 
   private withDestination(url: string): { url: string; destination: string } {

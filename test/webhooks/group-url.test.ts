@@ -58,22 +58,21 @@ describe("the group's webhook URL", () => {
     assert.deepEqual(idsAt("/own"), [own]);
   });
 
-  it("an unreachable URL is accepted and never posted to; null stops deliveries", async () => {
-    const set = await service.api(group, "PUT", "/api/v1/webhook-settings", {
-      url: "http://169.254.169.254/hook",
-    });
-    assert.equal(set.status, 200);
-    const quiet = (await service.createPayment(group)).body.data.transactionId;
-    await settle(quiet);
-    await waitFor(async () => {
-      const events = await service.api(group, "GET", `/api/v1/payments/${quiet}/events`);
-      return events.body.data.length > 0 ? true : undefined;
-    });
-    const deliveries = await service.services.db.query(
-      "SELECT 1 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.payment_id = $1",
-      [quiet],
-    );
-    assert.equal(deliveries.length, 0, "kept for the feed only");
+  it("refuses a URL the unreachable-host rule refuses with 400 naming the rule, and keeps the one set", async () => {
+    const kept = `${receiver.url}/group`;
+    assert.equal((await service.api(group, "PUT", "/api/v1/webhook-settings", { url: kept })).status, 200);
+    for (const url of [
+      "http://169.254.169.254/hook",
+      "http://10.0.0.5/hooks",
+      "http://192.168.1.20/hooks",
+      "http://localhost/x",
+    ]) {
+      const refused = await service.api(group, "PUT", "/api/v1/webhook-settings", { url });
+      assert.equal(refused.status, 400, url);
+      assert.equal(refused.body.error.code, "INVALID_REQUEST");
+      assert.match(refused.body.error.message, /private or unreachable/);
+    }
+    assert.deepEqual((await service.api(group, "GET", "/api/v1/webhook-settings")).body.data, { url: kept });
     assert.deepEqual((await service.api(group, "PUT", "/api/v1/webhook-settings", { url: null })).body.data, {
       url: null,
     });

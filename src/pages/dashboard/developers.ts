@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Accounts } from "../../accounts/module.ts";
 import type { MerchantsService } from "../../merchants/service.ts";
+import { DomainError } from "../../platform/errors/domain-error.ts";
 import { ApiError } from "../../platform/http/errors.ts";
 import { uuidParam } from "../../platform/http/schemas.ts";
 import { recoveryWindowFromForm } from "../../platform/http/window.ts";
@@ -215,13 +216,22 @@ ${
         return reply.redirect("/dashboard/developers", 303);
       }
       const url = typed === "" ? null : typed;
-      await webhookSettings.set(principal.groupId, url, () =>
-        auditBy(request, principal.groupId, "webhook_settings.changed", null, { url }),
-      );
-      setFlash(request, {
-        kind: "ok",
-        text: url ? `Webhooks now go to ${url}.` : "The webhook URL is cleared.",
-      });
+      try {
+        await webhookSettings.set(principal.groupId, url, () =>
+          auditBy(request, principal.groupId, "webhook_settings.changed", null, { url }),
+        );
+        setFlash(request, {
+          kind: "ok",
+          text: url ? `Webhooks now go to ${url}.` : "The webhook URL is cleared.",
+        });
+      } catch (error) {
+        // A host no webhook would reach: said on the page, and the URL set before stays.
+        if (!(error instanceof DomainError) || error.code !== "INVALID_REQUEST") throw error;
+        setFlash(request, {
+          kind: "error",
+          text: `Webhooks cannot go to ${url}: its host is private or unreachable from this service. Nothing changed.`,
+        });
+      }
       return reply.redirect("/dashboard/developers", 303);
     },
   );

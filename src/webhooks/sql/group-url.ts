@@ -10,7 +10,7 @@ export async function findGroupWebhookUrl(q: Queryable, groupId: string): Promis
   return row?.webhook_url ?? null;
 }
 
-/** `deliverTo` is null where the unreachable-host rule refused `url`: kept, never posted to. */
+/** `deliverTo`: the URL as deliveries use it (null when cleared). */
 export async function updateGroupWebhookUrl(
   q: Queryable,
   groupId: string,

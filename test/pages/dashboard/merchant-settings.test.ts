@@ -137,6 +137,14 @@ describe("the dashboard's merchant settings", () => {
     });
     await owner.get("/dashboard/developers");
     await owner.post("/dashboard/developers/webhook-url", { url: "javascript:alert(1)" });
+    await owner.get("/dashboard/developers");
+    await owner.post("/dashboard/developers/webhook-url", { url: "http://192.168.1.20/hooks" });
+    const said = await owner.get("/dashboard/developers");
+    assert.match(
+      said.text,
+      /cannot go to http:\/\/192\.168\.1\.20\/hooks: its host is private or unreachable/,
+    );
+    assert.doesNotMatch(said.text, /Webhooks now go to http:\/\/192/);
     assert.deepEqual((await service.api(group, "GET", "/api/v1/webhook-settings")).body.data, {
       url: "https://shop.example.com/webhooks",
     });
