@@ -69,6 +69,17 @@ describe("processor routing per group (admin API)", () => {
       assert.equal(answer.body.error.code, "INVALID_REQUEST");
     }
     assert.deepEqual((await service.admin("GET", path())).body.data.routes, [{ processors: ["stripe"] }]);
+    // A route for a currency none of its processors takes (the sandbox's Square location is USD).
+    const cadAtSquare = await service.admin("PUT", path(), {
+      routes: [{ currency: "cad", processors: ["square"] }],
+    });
+    assert.equal(cadAtSquare.status, 400);
+    assert.match(cadAtSquare.body.error.message, /routes\[0\]: no processor of square takes CAD/);
+    const either = await service.admin("PUT", path(), {
+      routes: [{ currency: "cad", processors: ["square", "stripe"] }],
+    });
+    assert.equal(either.status, 200, "one of them takes it");
+    assert.equal((await service.admin("PUT", path(), { routes: [{ processors: ["stripe"] }] })).status, 200);
     for (const groupId of ["00000000-0000-4000-8000-000000000000", "not-a-group"]) {
       assert.equal((await service.admin("GET", path(groupId))).status, 404);
       assert.equal((await service.admin("PUT", path(groupId), { routes: [] })).status, 404);

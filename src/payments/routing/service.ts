@@ -113,6 +113,16 @@ export class ProcessorRouting {
         );
       }
     }
+    // A route for one currency that none of its processors takes would refuse every such create.
+    if (
+      currency !== undefined &&
+      !route.processors.some((name) => this.processors.of(name).takes(currency as Currency))
+    ) {
+      throw new DomainError(
+        "INVALID_REQUEST",
+        `routes[${index}]: no processor of ${route.processors.join(", ")} takes ${currency.toUpperCase()}`,
+      );
+    }
     return {
       ...(currency !== undefined && { currency: currency as Currency }),
       processors: [...new Set(route.processors)] as ProcessorName[],
