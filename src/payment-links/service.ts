@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Metadata, storedMetadata } from "../payments/core/metadata.ts";
 import type { ActiveSafeSites } from "../payments/create/safe-sites.ts";
-import type { PaymentCreation } from "../payments/create/service.ts";
+import { LinkDeactivatedError, type PaymentCreation } from "../payments/create/service.ts";
 import type { PaymentQueries } from "../payments/queries/service.ts";
 import { type Audit, withAudit } from "../platform/audit/store.ts";
 import type { Database } from "../platform/db/database.ts";
@@ -195,20 +195,28 @@ export class PaymentLinks {
     if (fields.amount || fields.email || typeof amount === "string") throw new LinkFormError(fields);
     const page = linkUrl(link);
     const metadata = link.metadata as Metadata | null;
-    const answer = await this.creation.create(
-      link.group_id,
-      {
-        amount,
-        currency: link.currency,
-        customerEmail: email,
-        ...(link.description !== null && { description: link.description }),
-        successUrl: link.success_url ?? page,
-        cancelUrl: page,
-        ...(metadata && { metadata: metadata as Record<string, string | number | boolean | null> }),
-      },
-      form.key && FORM_KEY_PATTERN.test(form.key) ? `payment-link-${link.id}-${form.key}` : undefined,
-      { paymentLinkId: link.id, toDonePage: link.success_url === null },
-    );
+    let answer: Awaited<ReturnType<PaymentCreation["create"]>>;
+    try {
+      answer = await this.creation.create(
+        link.group_id,
+        {
+          amount,
+          currency: link.currency,
+          customerEmail: email,
+          ...(link.description !== null && { description: link.description }),
+          successUrl: link.success_url ?? page,
+          cancelUrl: page,
+          ...(metadata && { metadata: metadata as Record<string, string | number | boolean | null> }),
+        },
+        form.key && FORM_KEY_PATTERN.test(form.key) ? `payment-link-${link.id}-${form.key}` : undefined,
+        { paymentLinkId: link.id, toDonePage: link.success_url === null },
+      );
+    } catch (error) {
+      // Deactivated while this payment was under way: as inactive as if it had been before.
+      if (error instanceof LinkDeactivatedError)
+        return { kind: "inactive", link: { ...link, active: false } };
+      throw error;
+    }
     const url = await this.queries.checkoutUrlOf(link.group_id, answer.result.transactionId);
     return { kind: "checkout", url };
   }

@@ -7,6 +7,7 @@ import { DomainError } from "../../platform/errors/domain-error.ts";
 import type { Currency } from "../../platform/format/money.ts";
 import { reachableUrl } from "../../platform/net/unreachable-host.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
+import { callProcessor, LOOKUP_DEADLINE_MS } from "../../processor/call.ts";
 import type { CheckoutRequest } from "../../processor/port.ts";
 import { type IdempotentAnswer, runIdempotently } from "../core/idempotency.ts";
 import { descriptionOf, storedMetadata } from "../core/metadata.ts";
@@ -50,6 +51,11 @@ export interface PaymentOrigin {
 }
 
 /** The merchant's side of a payment's life: creating it and cancelling it (docs/api.md, "Endpoints"). */
+/** A payment through a link that was deactivated before the payment could be written: none is. */
+export class LinkDeactivatedError extends Error {
+  override readonly name = "LinkDeactivatedError";
+}
+
 export class PaymentCreation {
   // Per-group turn counter; each instance rotates on its own, which spreads load just as well.
   private readonly rotation = new Map<string, number>();
@@ -170,11 +176,19 @@ export class PaymentCreation {
       throw new DomainError("PROCESSOR_ERROR", "The payment processor could not create the checkout session");
     }
     const { checkout } = tried;
-    await insertPayment(this.db, payment, {
+    const written = await insertPayment(this.db, payment, {
       status: "processing",
       checkoutId: checkout.id,
       checkoutUrl: checkout.url,
     });
+    if (!written) {
+      // The link was deactivated while the processor opened this checkout: nobody is sent to it,
+      // and it is closed at once (left open, it lapses at the payment's expiry all the same).
+      void callProcessor((signal) => tried.processor.expireCheckout(checkout.id, signal), {
+        deadlineMs: LOOKUP_DEADLINE_MS,
+      });
+      throw new LinkDeactivatedError("the payment link was deactivated while its payment was being created");
+    }
     return {
       transactionId: id,
       paymentUrl: `${safeSite.url}/pay/${plan.linkToken}`,

@@ -62,19 +62,24 @@ const INSERT_PAYMENT = prepared(
          metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
          processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, processor_failovers,
          payment_link_id, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21, $22,
-         $23, CASE WHEN $3 = 'failed' THEN now() END)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21, $22,
+         $23, CASE WHEN $3 = 'failed' THEN now() END
+       -- Through a payment link only while it is active, read under a share lock: a deactivation
+       -- that committed first refuses this payment, and one that comes after waits for it.
+       WHERE $23::uuid IS NULL OR EXISTS (SELECT 1 FROM payment_links l WHERE l.id = $23 AND l.active FOR SHARE)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, status
      )
      INSERT INTO payment_status_changes (payment_id, from_status, to_status, reason)
-     SELECT id, NULL, status, $20 FROM payment`,
+     SELECT id, NULL, status, $20 FROM payment
+     RETURNING payment_id`,
 );
 
 /**
  * Writes a payment once, in its first status: `processing` with the processor's checkout, or
  * `failed` when the processor refused it; with its first status-history row. A second write of
- * the same transaction (a retry that took over a crashed request) changes nothing.
+ * the same transaction (a retry that took over a crashed request) changes nothing. False when a
+ * payment through a link was refused because the link is no longer active.
  */
 export async function insertPayment(
   q: Queryable,
@@ -82,9 +87,9 @@ export async function insertPayment(
   outcome:
     | { status: "processing"; checkoutId: string; checkoutUrl: string }
     | { status: "failed"; reason: string },
-): Promise<void> {
+): Promise<boolean> {
   const processing = outcome.status === "processing";
-  await q.query(INSERT_PAYMENT, [
+  const written = await q.query(INSERT_PAYMENT, [
     payment.plan.transactionId,
     payment.groupId,
     outcome.status,
@@ -109,4 +114,8 @@ export async function insertPayment(
     payment.failovers.length > 0 ? JSON.stringify(payment.failovers) : null,
     payment.paymentLinkId,
   ]);
+  if (written.length > 0 || payment.paymentLinkId === null) return true;
+  // Nothing written: the same payment was written before (a takeover), or its link was deactivated.
+  const [existing] = await q.query("SELECT 1 FROM payments WHERE id = $1", [payment.plan.transactionId]);
+  return existing !== undefined;
 }
