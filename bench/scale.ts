@@ -361,6 +361,7 @@ async function explainPaths(side: Side): Promise<string> {
             cancelUrl: "https://c.example",
             webhookUrl: null,
             droppedWebhookHost: null,
+            redirectFallback: false,
             failovers: [],
             paymentLinkId: null,
           },

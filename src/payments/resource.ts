@@ -35,6 +35,12 @@ export const paymentResourceSchema = {
       format: "uuid",
       description: "The payment link the customer paid through; null for a payment made through the API",
     },
+    redirectFallback: {
+      type: "boolean",
+      description:
+        "successUrl or cancelUrl was refused by the unreachable-host rule (a loopback, private or reserved host), " +
+        "so the customer is sent to the fallback (FALLBACK_URL, or the payment's own page) instead",
+    },
     erasedAt: {
       type: "string",
       format: "date-time",
@@ -66,6 +72,7 @@ export function toPaymentResource(row: PaymentResourceRow) {
     paidAfterCancel: isPaidAfterCancel(row),
     processor: row.processor,
     paymentLinkId: row.payment_link_id,
+    redirectFallback: row.redirect_fallback,
     ...(row.erased_at !== null && { erasedAt: row.erased_at.toISOString() }),
   };
 }

@@ -88,6 +88,11 @@ ${
     ? html`<p class="card flash error" id="paid-after-cancel" role="alert"><strong>Paid after it was cancelled.</strong> The customer paid at the processor after this payment was cancelled, so the money was taken although the payment stays cancelled. The operator has it in the reconciliation queue and gives it back in full; ${money(payment.refunded_amount, payment.currency)} has been refunded so far.</p>`
     : ""
 }
+${
+  payment.redirect_fallback
+    ? html`<p class="notice" id="redirect-fallback" role="note">The successUrl or cancelUrl given at create has a loopback, private or reserved host, or is not a valid http(s) URL, so the customer is sent to the fallback page instead of your site when coming back from the processor. For local development, list the host in ALLOWED_PRIVATE_HOSTS.</p>`
+    : ""
+}
 <section class="card"><dl class="facts">
 <dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
 <dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${words(payment.status)}</dd>

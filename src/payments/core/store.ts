@@ -23,6 +23,8 @@ export interface PaymentRow {
   cancel_url: string;
   webhook_url: string | null;
   dropped_webhook_host: string | null;
+  /** successUrl or cancelUrl was refused by the unreachable-host rule: the customer goes to the fallback. */
+  redirect_fallback: boolean;
   safe_site_id: string;
   safe_site_url: string;
   link_token: string;
@@ -254,6 +256,7 @@ export const RESOURCE_FIELDS = [
   "processor",
   "payment_link_id",
   "erased_at",
+  "redirect_fallback",
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 export const RESOURCE_COLUMNS = RESOURCE_FIELDS.join(", ");

@@ -131,6 +131,13 @@ export class PaymentCreation {
       : null;
     const droppedWebhookHost = input.webhookUrl && !webhookUrl ? hostOf(input.webhookUrl) : null;
     if (droppedWebhookHost) this.logDroppedWebhookUrl(id, droppedWebhookHost);
+    // The customer's way back is judged on return by the same rule: said now, and kept on the payment.
+    const redirectFallback =
+      !origin?.toDonePage &&
+      [input.successUrl, input.cancelUrl].some(
+        (url) => !reachableUrl(substituteTransactionId(url, id), this.config.allowedPrivateHosts),
+      );
+    if (redirectFallback) this.logRedirectFallback(id);
     const { groupName, processors } = await this.routing.candidates(groupId, currency);
     if (processors.length === 0) {
       throw new DomainError(
@@ -167,6 +174,7 @@ export class PaymentCreation {
       cancelUrl: substituteTransactionId(input.cancelUrl, id),
       webhookUrl: webhookUrl?.href ?? null,
       droppedWebhookHost,
+      redirectFallback,
       failovers: tried.passedOver,
       paymentLinkId: origin?.paymentLinkId ?? null,
     };
@@ -218,6 +226,15 @@ export class PaymentCreation {
     throw new DomainError(
       "ALREADY_COMPLETED",
       "Only pending or processing payments can be cancelled; read the payment for its current status",
+    );
+  }
+
+  private logRedirectFallback(transactionId: string): void {
+    this.log.warn(
+      { transactionId },
+      "successUrl or cancelUrl refused: its host is loopback, private or reserved, or it is not a valid http(s) " +
+        "URL, so the customer will be sent to FALLBACK_URL (or the payment's own page) instead. For local " +
+        "development, list the host in ALLOWED_PRIVATE_HOSTS.",
     );
   }
 

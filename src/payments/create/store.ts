@@ -33,6 +33,7 @@ export interface NewPayment {
   webhookUrl: string | null;
   /** The host of a webhookUrl given but dropped as unreachable. */
   droppedWebhookHost: string | null;
+  redirectFallback: boolean;
   /** The processors tried before the one that issued the link, and why each was passed over. */
   failovers: readonly PassedOver[];
   paymentLinkId: string | null;
@@ -61,9 +62,9 @@ const INSERT_PAYMENT = prepared(
        INSERT INTO payments (id, group_id, status, amount, currency, customer_email, customer_name, description,
          metadata, success_url, cancel_url, webhook_url, safe_site_id, safe_site_url, link_token, expires_at,
          processor_checkout_id, processor_checkout_url, processor, dropped_webhook_host, processor_failovers,
-         payment_link_id, completed_at)
+         payment_link_id, completed_at, redirect_fallback)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $21, $22,
-         $23, CASE WHEN $3 = 'failed' THEN now() END
+         $23, CASE WHEN $3 = 'failed' THEN now() END, $24
        -- Through a payment link only while it is active, read under a share lock: a deactivation
        -- that committed first refuses this payment, and one that comes after waits for it.
        WHERE $23::uuid IS NULL OR EXISTS (SELECT 1 FROM payment_links l WHERE l.id = $23 AND l.active FOR SHARE)
@@ -113,6 +114,7 @@ export async function insertPayment(
     payment.droppedWebhookHost,
     payment.failovers.length > 0 ? JSON.stringify(payment.failovers) : null,
     payment.paymentLinkId,
+    payment.redirectFallback,
   ]);
   if (written.length > 0 || payment.paymentLinkId === null) return true;
   // Nothing written: the same payment was written before (a takeover), or its link was deactivated.

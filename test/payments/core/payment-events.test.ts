@@ -20,6 +20,7 @@ const row = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
   cancel_url: "https://shop.example.com/cart",
   webhook_url: "https://shop.example.com/hook",
   dropped_webhook_host: null,
+  redirect_fallback: false,
   safe_site_id: "00000000-0000-4000-8000-000000000002",
   safe_site_url: "https://pay.example.com",
   link_token: "t".repeat(32),

@@ -892,6 +892,8 @@ export interface components {
              * @description The payment link the customer paid through; null for a payment made through the API
              */
             paymentLinkId?: string | null;
+            /** @description successUrl or cancelUrl was refused by the unreachable-host rule (a loopback, private or reserved host), so the customer is sent to the fallback (FALLBACK_URL, or the payment's own page) instead */
+            redirectFallback?: boolean;
             /**
              * Format: date-time
              * @description When the customer was erased (POST /api/v1/customers/erase, or PII_RETENTION_DAYS): customerEmail is absent, description and metadata are null; the bookkeeping stays
