@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { DisputeNotices } from "../../src/payments/disputes/notices.ts";
 import { systemClock } from "../../src/platform/clock.ts";
 import type { MailMessage } from "../../src/platform/mail/mailer.ts";
+import { openDispute } from "../helpers/disputes.ts";
 import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { smtpListener } from "../helpers/smtp.ts";
@@ -28,24 +29,8 @@ describe("dispute e-mails", () => {
     await smtp.close();
   });
 
-  const dispute = async (dueInHours: number) => {
-    const created = (await service.createPayment(group, { amount: 2599 })).body.data;
-    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
-    const paid = await waitFor(async () => {
-      const payment = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}`)).body
-        .data;
-      return payment.status === "succeeded" ? payment : undefined;
-    });
-    await service.sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`, {
-      evidenceDueBy: new Date(Date.now() + dueInHours * 3_600_000).toISOString(),
-    });
-    const [made] = await waitFor(async () => {
-      const list = (await service.api(group, "GET", `/api/v1/payments/${paid.id}/disputes`)).body.data
-        .disputes;
-      return list.length > 0 ? list : undefined;
-    });
-    return made as { disputeId: string };
-  };
+  const dispute = async (dueInHours: number) =>
+    (await openDispute(service, group, { dueInHours, payment: { amount: 2599 } })).dispute;
   const about = (disputeId: string) => smtp.messages.filter((message) => message.body.includes(disputeId));
 
   it("tells the owners, and only them, when a dispute opens and again 72 hours before its deadline", async () => {

@@ -2,6 +2,7 @@
 // acceptance through the port, and every call counted at the sandbox, not only in our tables.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { openDispute } from "../helpers/disputes.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -40,29 +41,12 @@ describe("disputes", () => {
     );
 
   /** A paid payment with a dispute opened at the processor, once our record of it exists. */
-  const disputed = async (processor: "stripe" | "square", evidenceDueBy?: Date, shop = groups[processor]) => {
-    const api = (method: string, path: string) => service.api(shop, method, path);
-    const created = (await service.createPayment(shop, { amount: 4200 })).body.data;
-    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
-    const paid = await until(async () => {
-      const payment = (await api("GET", `/api/v1/payments/${created.transactionId}`)).body.data;
-      return payment.status === "succeeded" ? payment : undefined;
-    }, "paid");
-    const opened = await service.sandboxPost(
-      `/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`,
-      {
-        reason: REASONS[processor],
-        ...(evidenceDueBy && { evidenceDueBy: evidenceDueBy.toISOString() }),
-      },
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const [dispute] = await until(async () => {
-      const list = (await api("GET", `/api/v1/payments/${created.transactionId}/disputes`)).body.data
-        .disputes;
-      return list.length > 0 ? list : undefined;
-    }, "dispute recorded");
-    return { transactionId: created.transactionId as string, dispute, ref: opened.body.id as string };
-  };
+  const disputed = (processor: "stripe" | "square", evidenceDueBy?: Date, shop = groups[processor]) =>
+    openDispute(service, shop, {
+      payment: { amount: 4200 },
+      reason: REASONS[processor],
+      ...(evidenceDueBy && { evidenceDueBy }),
+    });
   const paymentStatus = async (processor: "stripe" | "square", transactionId: string) =>
     (await api(processor, "GET", `/api/v1/payments/${transactionId}`)).body.data.status;
   const webhooksOf = async (transactionId: string) =>
@@ -295,7 +279,7 @@ describe("disputes", () => {
       400,
     );
     assert.equal(callsAt("stripe", ref, "").length, 0);
-    const [unchanged] = await disputesOf("stripe", dispute.transactionId);
+    const [unchanged] = await disputesOf("stripe", String(dispute.transactionId));
     assert.equal(unchanged.status, "needs_response");
   });
 

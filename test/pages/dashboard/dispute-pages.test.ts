@@ -2,9 +2,9 @@
 // and acceptance asked again before they are sent; viewers read and are refused.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { openDispute } from "../../helpers/disputes.ts";
 import { cheapPasswordHashes, type PageClient, signedInUser } from "../../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../../helpers/service.ts";
-import { waitFor } from "../../helpers/wait.ts";
 
 describe("disputes on the dashboard", () => {
   cheapPasswordHashes();
@@ -20,24 +20,8 @@ describe("disputes on the dashboard", () => {
   });
   after(() => service.close());
 
-  const disputed = async (dueInHours: number) => {
-    const created = (await service.createPayment(group, { customerEmail: "ann@buyer.example" })).body.data;
-    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
-    const paid = await waitFor(async () => {
-      const payment = (await service.api(group, "GET", `/api/v1/payments/${created.transactionId}`)).body
-        .data;
-      return payment.status === "succeeded" ? payment : undefined;
-    });
-    await service.sandboxPost(`/sandbox/payment_intents/${paid.processorPaymentIntentId}/dispute`, {
-      evidenceDueBy: new Date(Date.now() + dueInHours * 3_600_000).toISOString(),
-    });
-    const [dispute] = await waitFor(async () => {
-      const list = (await service.api(group, "GET", `/api/v1/payments/${paid.id}/disputes`)).body.data
-        .disputes;
-      return list.length > 0 ? list : undefined;
-    });
-    return { dispute, transactionId: paid.id as string };
-  };
+  const disputed = (dueInHours: number) =>
+    openDispute(service, group, { dueInHours, payment: { customerEmail: "ann@buyer.example" } });
 
   it("lists open disputes soonest first, marks those due within 72 hours, and shows each with its payment", async () => {
     const later = await disputed(24 * 6);
