@@ -2,8 +2,10 @@
 // "Payment links").
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { smtpListener } from "../helpers/smtp.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const form = (fields: Record<string, string>) => ({
   rawBody: new URLSearchParams(fields).toString(),
@@ -11,6 +13,7 @@ const form = (fields: Record<string, string>) => ({
 });
 
 describe("payment links: the customer's page", () => {
+  cheapPasswordHashes();
   let service: TestService;
   let group: TestGroup;
   let choose: { linkId: string; url: string };
@@ -119,6 +122,47 @@ describe("payment links: the customer's page", () => {
     const masked = String((await service.request("GET", `/done/${token}`)).body);
     assert.match(masked, /A receipt is on its way to c•••@example\.com/);
     assert.doesNotMatch(masked, /carla/);
+  });
+
+  it("a payment through a link carries the link's name: the dashboard, /done and the receipt", async () => {
+    assert.equal((await service.api(group, "PUT", "/api/v1/branding", { receipts: true })).status, 200);
+    const answer = await service.request(
+      "POST",
+      pathOf(choose),
+      form({ amount: "9", email: "named@example.com" }),
+    );
+    assert.equal(answer.status, 303);
+    const [payment] = (
+      await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${choose.linkId}&limit=1`)
+    ).body.data.payments;
+    const session = service.sandbox?.state.sessions.get(payment.processorSessionId);
+    await service.sandboxPost(`/sandbox/sessions/${payment.processorSessionId}/complete`, {
+      outcome: "succeeded",
+    });
+    const token = new URL(String(session?.success_url)).pathname.split("/").pop();
+    await waitFor(async () =>
+      (await service.api(group, "GET", `/api/v1/payments/${payment.id}`)).body.data.status === "succeeded"
+        ? true
+        : undefined,
+    );
+    assert.match(
+      String((await service.request("GET", `/done/${token}`)).body),
+      /9\.00 USD for Pay what you like\./,
+    );
+    const receipt = await waitFor(async () =>
+      smtp.messages.find((message) => message.to.includes("named@example.com")),
+    );
+    assert.match(receipt.body, /For: Pay what you like/);
+    const owner = await signedInUser(service, group, "owner@bakery.example", "owner");
+    const list = await owner.get("/dashboard/payments");
+    assert.match(list.text, /<span class="link-name">Pay what you like<\/span>/);
+    const detail = await owner.get(`/dashboard/payments/${payment.id}`);
+    assert.match(
+      detail.text,
+      new RegExp(
+        `id="payment-link"><a href="/dashboard/payment-links#link-${choose.linkId}">Pay what you like</a>`,
+      ),
+    );
   });
 
   it("an inactive link answers 410 to GET and POST, and takes no payment", async () => {

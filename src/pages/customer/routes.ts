@@ -106,15 +106,19 @@ const checkoutRoutes: FastifyPluginAsync<{
     async (request, reply) => {
       const payment = await queries.byLinkToken(request.params.token);
       if (!payment) return page(reply, null, "not_found");
-      const brand = await branding.brand(payment.group_id);
+      const [brand, linkName] = await Promise.all([
+        branding.brand(payment.group_id),
+        queries.linkNameOf(payment),
+      ]);
       const amount = money(payment.amount, payment.currency);
+      const what = linkName ? html` for ${linkName}` : "";
       const paid = PAID_STATUSES.has(payment.status);
       const body = paid
         ? html`<div class="card"><p class="status ok">Payment received</p><h1>Thank you</h1>
-<p>${brand.name} has received your payment of ${amount}.</p>
+<p>${brand.name} has received your payment of ${amount}${what}.</p>
 <p class="muted">${brand.receipts && payment.customer_email ? `A receipt is on its way to ${maskedEmail(payment.customer_email)}. ` : ""}Reference: <span>${payment.id}</span></p></div>`
         : html`<div class="card"><p class="status bad">Not paid</p><h1>The payment did not go through</h1>
-<p>Nothing was charged for ${amount} to ${brand.name}. You can close this page, or go back to the link you were given to try again.</p>
+<p>Nothing was charged for ${amount}${what} to ${brand.name}. You can close this page, or go back to the link you were given to try again.</p>
 <p class="muted">Reference: <span>${payment.id}</span></p></div>`;
       reply.header("referrer-policy", "no-referrer");
       return sendCustomerPage(reply, 200, brand, paid ? "Payment received" : "Not paid", body);

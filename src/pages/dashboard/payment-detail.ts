@@ -65,11 +65,12 @@ const paymentDetailPages: FastifyPluginAsync<{
       const principal = merchantOf(request);
       const { transactionId } = request.params as { transactionId: string };
       const payment = await payments.queries.get(principal.groupId, transactionId);
-      const [history, refunds, disputes, events] = await Promise.all([
+      const [history, refunds, disputes, events, linkName] = await Promise.all([
         payments.queries.statusHistory(payment),
         payments.refunds.listOf(payment),
         payments.disputes.ofPaymentRow(payment),
         webhooks.log.eventsOf(principal.groupId, payment.id),
+        payments.queries.linkNameOf(payment),
       ]);
       const metadata = visibleMetadata(payment.metadata);
       const remaining = refundableAmount(payment, "merchant");
@@ -98,6 +99,11 @@ ${
 <dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${words(payment.status)}</dd>
 <dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
 <dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
+${
+  payment.payment_link_id
+    ? html`<dt>Payment link</dt><dd id="payment-link"><a href="/dashboard/payment-links#link-${payment.payment_link_id}">${linkName ?? "(deleted)"}</a></dd>`
+    : ""
+}
 <dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
 <dt>Customer</dt><dd id="customer">${payment.erased_at ? html`<span class="muted">Erased ${time(payment.erased_at)}</span>` : html`${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}`}</dd>
 <dt>Created</dt><dd>${time(payment.created_at)}</dd>

@@ -168,7 +168,7 @@ ${page.map(
   (
     row,
   ) => html`<tr><td><a href="/dashboard/payments/${row.id}">${time(row.created_at)}</a></td><td>${row.customer_email ?? html`<span class="muted">erased</span>`}</td>
-<td>${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
+<td>${row.link_name ? html`<span class="link-name">${row.link_name}</span>${row.description ? " · " : ""}` : ""}${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
 <td>${statusBadge(row.status)}</td></tr>`,
 )}</tbody></table></div>`
 }

@@ -12,6 +12,7 @@ import {
 } from "../core/store.ts";
 import {
   dailyPaymentTotals,
+  findLinkName,
   listPaymentSummaries,
   listPayments,
   listStatusChanges,
@@ -55,8 +56,17 @@ export class PaymentQueries {
   }
 
   /** The same, with only what the dashboard's list and its export show. */
-  listSummaries(groupId: string, filter: PaymentFilter, limit: number): Promise<PaymentSummaryRow[]> {
+  listSummaries(
+    groupId: string,
+    filter: PaymentFilter,
+    limit: number,
+  ): Promise<(PaymentSummaryRow & { link_name: string | null })[]> {
     return listPaymentSummaries(this.db.reads, groupId, filter, limit);
+  }
+
+  /** The name of the payment link a payment was made through; null for one made through the API. */
+  linkNameOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<string | null> {
+    return findLinkName(this.db, payment.payment_link_id);
   }
 
   statusHistory(payment: PaymentRow) {

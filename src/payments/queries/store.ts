@@ -89,7 +89,19 @@ function listing<Row>(columns: string) {
 }
 
 export const listPayments = listing<PaymentResourceRow>(RESOURCE_COLUMNS);
-export const listPaymentSummaries = listing<PaymentSummaryRow>(SUMMARY_COLUMNS);
+/** A payment made through a link carries the link's name, which the dashboard shows. */
+export const listPaymentSummaries = listing<PaymentSummaryRow & { link_name: string | null }>(
+  `${SUMMARY_COLUMNS}, (SELECT l.name FROM payment_links l WHERE l.id = payments.payment_link_id) AS link_name`,
+);
+
+/** The name of the link a payment was made through; null for one made through the API. */
+export async function findLinkName(q: Queryable, paymentLinkId: string | null): Promise<string | null> {
+  if (paymentLinkId === null) return null;
+  const [row] = await q.query<{ name: string }>("SELECT name FROM payment_links WHERE id = $1", [
+    paymentLinkId,
+  ]);
+  return row?.name ?? null;
+}
 
 export interface StatusChangeRow {
   from_status: PaymentStatus | null;

@@ -31,6 +31,7 @@ export function receiptMessage(receipt: ClaimedReceipt, settings: ReceiptSetting
   const text = [
     `${what}: ${money(receipt.amount, receipt.currency)}`,
     `Merchant: ${merchant}`,
+    ...(receipt.link_name ? [`For: ${oneLine(receipt.link_name)}`] : []),
     `Transaction: ${receipt.payment_id}`,
     `Date: ${utcToTheSecond(receipt.created_at)}`,
     "",

@@ -22,6 +22,8 @@ export interface ClaimedReceipt {
   currency: string;
   attempts: number;
   merchant: string;
+  /** The payment link's name, for a payment made through one: what the customer bought. */
+  link_name: string | null;
   created_at: Date;
 }
 
@@ -57,7 +59,9 @@ export async function claimDueReceipts(q: Queryable, limit: number): Promise<Cla
      FROM due, groups g
      WHERE r.event_id = due.event_id AND g.id = r.group_id
      RETURNING r.event_id, r.payment_id, r.kind, r.recipient, r.amount, r.currency, r.attempts, r.created_at,
-       COALESCE(g.display_name, g.name) AS merchant`,
+       COALESCE(g.display_name, g.name) AS merchant,
+       (SELECT l.name FROM payments p JOIN payment_links l ON l.id = p.payment_link_id WHERE p.id = r.payment_id)
+         AS link_name`,
     [limit],
   );
   return rows;
