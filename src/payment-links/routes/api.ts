@@ -8,6 +8,7 @@ import {
   errorResponses,
   merchantSecurity,
   PAGE_QUERY_PROPERTIES,
+  pageSchema,
   successEnvelope,
   uuidParam,
 } from "../../platform/http/schemas.ts";
@@ -146,15 +147,7 @@ const paymentLinkRoutes: FastifyPluginAsync<{ links: PaymentLinks }> = async (sc
           properties: PAGE_QUERY_PROPERTIES,
         } as const,
         response: {
-          200: successEnvelope({
-            type: "object",
-            required: ["links", "hasMore", "nextCursor"],
-            properties: {
-              links: { type: "array", items: linkSchema },
-              hasMore: { type: "boolean" },
-              nextCursor: { type: ["string", "null"] },
-            },
-          }),
+          200: successEnvelope(pageSchema("links", linkSchema)),
           ...errorResponses,
         },
       },

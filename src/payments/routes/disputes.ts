@@ -5,6 +5,7 @@ import {
   errorResponses,
   merchantSecurity,
   PAGE_QUERY_PROPERTIES,
+  pageSchema,
   successEnvelope,
   uuidParam,
 } from "../../platform/http/schemas.ts";
@@ -50,15 +51,7 @@ const disputeRoutes: FastifyPluginAsync<{ disputes: Disputes }> = async (scope, 
           properties: { status: { type: "string", enum: [...DISPUTE_STATUSES] }, ...PAGE_QUERY_PROPERTIES },
         } as const,
         response: {
-          200: successEnvelope({
-            type: "object",
-            required: ["disputes", "hasMore", "nextCursor"],
-            properties: {
-              disputes: { type: "array", items: disputeResourceSchema },
-              hasMore: { type: "boolean" },
-              nextCursor: { type: ["string", "null"] },
-            },
-          }),
+          200: successEnvelope(pageSchema("disputes", disputeResourceSchema)),
           ...errorResponses,
         },
       },

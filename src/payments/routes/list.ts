@@ -6,6 +6,7 @@ import {
   errorResponses,
   merchantSecurity,
   PAGE_QUERY_PROPERTIES,
+  pageSchema,
   successEnvelope,
 } from "../../platform/http/schemas.ts";
 import { storableTime } from "../../platform/http/window.ts";
@@ -42,15 +43,7 @@ const listPaymentsRoute: FastifyPluginAsync<{ queries: PaymentQueries }> = async
         security: merchantSecurity,
         querystring: listQuery,
         response: {
-          200: successEnvelope({
-            type: "object",
-            required: ["payments", "hasMore", "nextCursor"],
-            properties: {
-              payments: { type: "array", items: paymentResourceSchema },
-              hasMore: { type: "boolean" },
-              nextCursor: { type: ["string", "null"] },
-            },
-          }),
+          200: successEnvelope(pageSchema("payments", paymentResourceSchema)),
           ...errorResponses,
         },
       },

@@ -29,6 +29,21 @@ export const PAGE_QUERY_PROPERTIES = {
   },
 } as const;
 
+/** A listing's page: its items under `name`, whether more follow, and the cursor to ask for them. */
+export const pageSchema = <const N extends string, const S>(name: N, items: S) =>
+  ({
+    type: "object",
+    required: [name, "hasMore", "nextCursor"],
+    properties: {
+      [name]: { type: "array", items },
+      hasMore: { type: "boolean" },
+      nextCursor: { type: ["string", "null"] },
+    } as { [K in N]: { type: "array"; items: S } } & {
+      hasMore: { type: "boolean" };
+      nextCursor: { type: ["string", "null"] };
+    },
+  }) as const;
+
 /** A numeric id (a bigint key) as text: a path segment or a form field. */
 export const NUMERIC_ID_PATTERN = describedPattern("^[0-9]{1,18}$", "must be a whole number");
 
