@@ -41,6 +41,8 @@ export interface Config extends DatabaseSettings {
    */
   processorSettings: Readonly<Record<string, ProcessorSettings>>;
   sandboxPort: number;
+  /** How SANDBOX_PORT's value was chosen, for messages: the variable, or PORT's neighbour. */
+  sandboxPortSource: "SANDBOX_PORT" | "PORT + 1";
   sandboxHost: string;
   /** The longest one processor is given to answer a create before the next is tried. */
   processorCreateTimeoutMs: number;
@@ -281,6 +283,7 @@ export function loadConfig(
     processors,
     processorSettings: settingsOfProcessors,
     sandboxPort: integer(env, "SANDBOX_PORT", port === 0 ? 0 : port + 1, 0, 65535),
+    sandboxPortSource: env.SANDBOX_PORT ? "SANDBOX_PORT" : "PORT + 1",
     // Loopback unless told otherwise: the sandbox has no auth on its simulation endpoints.
     sandboxHost: env.SANDBOX_HOST || "127.0.0.1",
     processorCreateTimeoutMs: integer(env, "PROCESSOR_CREATE_TIMEOUT_MS", 8000, 10, 14_000),

@@ -2,6 +2,7 @@
 // the processors, register the surfaces, listen, start the workers; and the stop, in reverse.
 
 import { rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config/config.ts";
@@ -73,18 +74,42 @@ function checkCheckoutLifetime(config: Config, processor: ProcessorAdapter): voi
   }
 }
 
-/** Listens on `port`, naming the variable that chose it when the port is taken. */
-async function listenOn(app: FastifyInstance, variable: string, port: number, host: string): Promise<string> {
+/** The one-line answer to a listen that failed, naming the variable that chose the port. */
+function listenFailure(error: unknown, setting: string, host: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE")
+    return new ConfigError(`${setting} is already in use on ${host}: choose another`);
+  if (code === "EADDRNOTAVAIL") return new ConfigError(`HOST=${host} is not an address of this machine`);
+  return error;
+}
+
+/** Listens on `port`, naming the setting that chose it ("PORT=7200") when the port is taken. */
+async function listenOn(app: FastifyInstance, setting: string, port: number, host: string): Promise<string> {
   try {
     await app.listen({ port, host });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE")
-      throw new ConfigError(`${variable}=${port} is already in use on ${host}: choose another`);
-    if (code === "EADDRNOTAVAIL") throw new ConfigError(`HOST=${host} is not an address of this machine`);
-    throw error;
+    throw listenFailure(error, setting, host);
   }
   return listeningUrl(app);
+}
+
+/**
+ * Fails as `listenOn` would if PORT is taken. The sandbox listens first (the processors need its
+ * address), so without this a busy PORT was reported as its neighbour SANDBOX_PORT being busy.
+ */
+async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ port, host, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    throw listenFailure(error, `PORT=${port}`, host);
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
+  }
 }
 
 /** Opens the database and migrates it, retrying while PostgreSQL is not reachable yet. */
@@ -160,7 +185,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       sandbox = await createSandboxFor(config, accounts, db, () => serviceUrl);
       const sandboxApp = sandbox.app;
       stoppers.push(() => sandboxApp.close());
-      sandboxUrl = await listenOn(sandboxApp, "SANDBOX_PORT", config.sandboxPort, config.sandboxHost);
+      await checkPortFree(config.port, config.host);
+      const setting =
+        `SANDBOX_PORT=${config.sandboxPort}` +
+        (config.sandboxPortSource === "PORT + 1" ? " (PORT + 1, as SANDBOX_PORT is not set)" : "");
+      sandboxUrl = await listenOn(sandboxApp, setting, config.sandboxPort, config.sandboxHost);
       emulated = { url: sandboxUrl, accounts, serviceUrl: () => serviceUrl };
       if (!isLocalUrl(config.publicUrl)) {
         app.log.warn(
@@ -203,7 +232,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }
     let draining = false;
     await registerSurfaces(app, services, { admin, redis, isDraining: () => draining, sandbox });
-    serviceUrl = await listenOn(app, "PORT", config.port, config.host);
+    serviceUrl = await listenOn(app, `PORT=${config.port}`, config.port, config.host);
 
     const workers: { stop(): Promise<void> }[] = [];
     if (options.workers !== false && config.serviceRoles.includes("workers")) {

@@ -55,10 +55,27 @@ export const logLines = (stdout: string): Record<string, unknown>[] =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** A port something else already holds. */
-export async function occupiedPort(): Promise<{ port: number; server: Server }> {
+type Occupied = { port: number; server: Server };
+
+export async function occupiedPort(): Promise<Occupied> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { port: (server.address() as { port: number }).port, server };
+}
+
+/** Two ports side by side, both taken (PORT and the sandbox's default, PORT + 1). */
+export async function occupiedNeighbours(): Promise<[Occupied, Occupied]> {
+  for (let tries = 0; tries < 20; tries++) {
+    const first = await occupiedPort();
+    const second = createServer();
+    const took = await new Promise<boolean>((resolve) => {
+      second.once("error", () => resolve(false));
+      second.listen(first.port + 1, "127.0.0.1", () => resolve(true));
+    });
+    if (took) return [first, { port: first.port + 1, server: second }];
+    first.server.close();
+  }
+  throw new Error("no two neighbouring free ports in 20 tries");
 }
 
 /** How a `bin/checkout.js` run failed: its exit code or signal, and everything it printed. */

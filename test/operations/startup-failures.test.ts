@@ -5,7 +5,7 @@ import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { migratedDataDir } from "../helpers/database.ts";
-import { logLines, occupiedPort, startProcess } from "../helpers/process.ts";
+import { logLines, occupiedNeighbours, occupiedPort, startProcess } from "../helpers/process.ts";
 
 async function failsWith(env: Record<string, string>, message: RegExp) {
   const started = startProcess(env);
@@ -55,6 +55,29 @@ describe("start-up failures name what is wrong, in one line", () => {
       );
     } finally {
       taken.server.close();
+    }
+  });
+
+  it("a taken PORT is named as PORT even when its neighbour, the sandbox's default, is taken too", async () => {
+    const [taken, next] = await occupiedNeighbours();
+    try {
+      await failsWith(
+        { DATA_DIR: dataDir, PORT: String(taken.port), SANDBOX_PORT: "" },
+        new RegExp(`^checkout: PORT=${taken.port} is already in use`),
+      );
+      next.server.close();
+      taken.server.close();
+      const busy = await occupiedPort();
+      const port = busy.port - 1;
+      await failsWith(
+        { DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: "" },
+        new RegExp(
+          `SANDBOX_PORT=${busy.port} \\(PORT \\+ 1, as SANDBOX_PORT is not set\\) is already in use`,
+        ),
+      ).finally(() => busy.server.close());
+    } finally {
+      taken.server.close();
+      next.server.close();
     }
   });
 
