@@ -1,66 +1,16 @@
 import { loadConfig } from "./config/config.ts";
 import { ConfigError } from "./config/values.ts";
-import type { CreatedGroup } from "./merchants/service.ts";
 import { securePrivateDataDir } from "./platform/db/data-dir.ts";
 import { DatabaseUnavailableError } from "./platform/db/database.ts";
 import { DataDirLockedError } from "./platform/db/embedded.ts";
 import { openDatabase } from "./platform/db/open.ts";
 import { adminTokenFile } from "./platform/settings/admin-token-file.ts";
 import { tracesRequested, useTracing } from "./platform/telemetry/tracing.ts";
-
-/** Where the README's example shop listens. */
-const EXAMPLE_SHOP_HOST = "localhost:4242";
-
-/**
- * Sandbox mode on a terminal: everything needed to try the service, shown on stdout, under one
- * host name (PUBLIC_URL's, as the README and the CLI use it), with one line to paste.
- */
-function printWelcome(
-  url: string,
-  port: number,
-  allowedPrivateHosts: readonly string[],
-  adminToken: string | undefined,
-  demo: CreatedGroup | null,
-) {
-  const lines = [""];
-  if (adminToken) {
-    lines.push(`Admin token (shown until first used; set ADMIN_TOKEN to choose your own): ${adminToken}`);
-  }
-  if (demo) {
-    lines.push(
-      `Demo group "${demo.groupName}" created (${demo.groupId}).`,
-      `  Public key:     ${demo.publicKey}`,
-      `  Secret key:     ${demo.secretKey}   (shown once)`,
-      `  Webhook secret: ${demo.webhookSecret}`,
-      "",
-      "Create a payment:",
-      `  curl -s -X POST ${url}/api/v1/payments/create \\`,
-      `    -H 'Content-Type: application/json' -H 'X-Public-Key: ${demo.publicKey}' -H 'X-Secret-Key: ${demo.secretKey}' \\`,
-      `    -d '{"amount":1999,"currency":"usd","customerEmail":"jane@example.com","successUrl":"https://example.com/thanks/{transactionId}","cancelUrl":"https://example.com/cart"}'`,
-    );
-  }
-  lines.push(
-    "",
-    `Merchant dashboard: ${url}/dashboard   Operator console: ${url}/operator   API reference: ${url}/docs`,
-  );
-  const exported = [
-    `PORT=${port}`,
-    `CHECKOUT_URL=${url}`,
-    ...(demo ? [`PUBLIC_KEY=${demo.publicKey}`, `SECRET_KEY=${demo.secretKey}`] : []),
-    ...(adminToken ? [`ADMIN_TOKEN=${adminToken}`] : []),
-  ];
-  lines.push("", "For the CLI and the example shop, in another terminal:", `  export ${exported.join(" ")}`);
-  if (!allowedPrivateHosts.includes(EXAMPLE_SHOP_HOST)) {
-    lines.push(
-      "",
-      `Trying examples/shop on ${EXAMPLE_SHOP_HOST}? Start with ALLOWED_PRIVATE_HOSTS=${EXAMPLE_SHOP_HOST} npm start,`,
-      "so customers are sent back to it after paying (a private address is otherwise never followed).",
-    );
-  }
-  process.stdout.write(`${lines.join("\n")}\n\n`);
-}
+import { unsupportedNodeWarning, welcomeText } from "./server/welcome.ts";
 
 async function main() {
+  const nodeWarning = unsupportedNodeWarning(process.versions.node);
+  if (nodeWarning) process.stderr.write(`checkout: ${nodeWarning}\n`);
   const config = loadConfig();
   securePrivateDataDir(config.dataDir);
   // The embedded database starts on its own thread while this one loads the rest of the service:
@@ -87,7 +37,7 @@ async function main() {
     const shown = new URL(config.publicUrl);
     if (shown.port === "0") shown.port = String(listening);
     const shownUrl = shown.href.replace(/\/$/, "");
-    printWelcome(shownUrl, listening, config.allowedPrivateHosts, adminToken, demo);
+    process.stdout.write(welcomeText(shownUrl, listening, config.allowedPrivateHosts, adminToken, demo));
   } else if (adminToken) {
     // Outside the sandbox stdout is a log stream (a container's, a journal's): only the file's path.
     const { path } = adminTokenFile(config.dataDir);

@@ -1,8 +1,9 @@
-// The README and docs/ link to each other by file and heading: a link a reader follows must land.
+// The README and docs/ link to each other by file and heading, and the README says what a newcomer must know first.
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
+import { CURRENCIES } from "../../src/platform/format/money.ts";
 
 // The tests run compiled from a cache directory, always from the repository root.
 const ROOT = process.cwd();
@@ -78,6 +79,12 @@ describe("documentation links", () => {
           .flatMap((line, index) => (outside.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
       );
     assert.deepEqual(pointing, []);
+  });
+
+  it("the README names every currency the API takes, before its first command", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const intro = readme.slice(0, readme.indexOf("```"));
+    for (const code of CURRENCIES) assert.match(intro, new RegExp(`\\(\`${code}\`\\)`), code);
   });
 
   it("the README stays a first read, and the performance reference a reference", () => {
