@@ -21,7 +21,9 @@ function unreachable(url: string, error: unknown): CliError {
 }
 
 /** Where the service is when --url is not given: PUBLIC_URL, else localhost on PORT (3000). */
-export const defaultUrl = () => process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
+/** The banner's `export CHECKOUT_URL=…` first, then the service's own settings. */
+export const defaultUrl = () =>
+  process.env.CHECKOUT_URL || process.env.PUBLIC_URL || `http://localhost:${process.env.PORT || "3000"}`;
 
 /** Something answered at `url`, but not the service: most often the sandbox processor beside it. */
 export const notTheService = (url: string, status: number) =>

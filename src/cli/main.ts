@@ -14,7 +14,7 @@ const program = new Command("checkout")
   .description("Operate a checkout service: run it, administer it, and develop against it.")
   .addOption(
     new Option("--url <url>", "the service's address")
-      .default(defaultUrl(), "$PUBLIC_URL, else http://localhost:$PORT")
+      .default(defaultUrl(), "$CHECKOUT_URL, else $PUBLIC_URL, else http://localhost:$PORT")
       .argParser(serviceUrl),
   )
   .option("--json", "print the raw JSON answer", false)
@@ -26,13 +26,13 @@ const program = new Command("checkout")
   .addHelpText(
     "after",
     `
-Examples:
-  checkout payments list --status succeeded --limit 5      (merchant keys: $PUBLIC_KEY, $SECRET_KEY)
-  checkout listen --forward-to http://localhost:4242/webhooks
-  checkout trigger payment.completed
-  checkout groups create --name "My shop" --site Main=https://pay.myshop.example   (admin: $ADMIN_TOKEN)
+Examples, from the service's directory (installed with npm i -g, checkout alone):
+  npm run checkout -- payments list --status succeeded --limit 5   (merchant keys: $PUBLIC_KEY, $SECRET_KEY)
+  npm run checkout -- listen --forward-to http://localhost:4242/webhooks
+  npm run checkout -- trigger payment.completed
+  npm run checkout -- groups create --name "My shop" --site Main=https://pay.myshop.example   (admin: $ADMIN_TOKEN)
 
-Every command has --help, e.g. checkout payments refund --help.`,
+Every command has --help, e.g. npm run checkout -- payments refund --help.`,
   )
   .showHelpAfterError("(run with --help for usage)")
   .showSuggestionAfterError();

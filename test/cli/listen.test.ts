@@ -190,6 +190,11 @@ describe("checkout listen and checkout trigger", () => {
       new RegExp(`cannot reach http://localhost:${port}: connection refused`),
     );
     assert.match(
+      await failing(["payments", "list"], { CHECKOUT_URL: `http://127.0.0.1:${port}`, PORT: "1" }),
+      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: connection refused`),
+      "the banner's exported CHECKOUT_URL comes before PORT",
+    );
+    assert.match(
       await failing(["payments", "get", "00000000-0000-0000-0000-000000000000", "--url", service.url]),
       /^checkout: 404 NOT_FOUND: Payment not found\n$/,
     );
@@ -220,6 +225,12 @@ describe("checkout listen and checkout trigger", () => {
     const help = await checkoutCli(["help", "payments"], env);
     assert.match(help.stdout, /list \[options\]/);
     assert.match(help.stdout, /refund \[options\] <transactionId>/);
+    const examples = (await checkoutCli(["--help"], env)).stdout.split("Examples")[1] ?? "";
+    const commands = examples.split("\n").filter((line) => /^ {2}\S/.test(line));
+    assert.ok(commands.length >= 3, examples);
+    for (const line of commands) {
+      assert.match(line, /^ {2}npm run checkout -- /, "an example runs as written in a fresh clone");
+    }
     const listHelp = (await checkoutCli(["payments", "list", "--help"], env)).stdout;
     for (const option of ["--url <url>", "--json", "--public-key <key>", "--secret-key <key>"]) {
       assert.ok(listHelp.includes(option), `payments list --help names ${option}`);
