@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type Checkout, CheckoutError, type WebhookPayload } from "@checkout-service/client";
-import { Agent, fetch } from "undici";
+import { Agent, fetch, type Response } from "undici";
 import { buildRequest } from "../webhooks/request.ts";
 import { explained } from "./context.ts";
 
@@ -51,6 +51,32 @@ export interface ListenOptions {
 }
 
 const FORWARD_TIMEOUT_MS = 10_000;
+/** How much of a refusing receiver's answer a line shows: enough for an error message. */
+const ANSWER_SHOWN_CHARS = 200;
+
+/** The start of a receiver's answer, on one line; the rest is not read. */
+async function answerStart(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < ANSWER_SHOWN_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > ANSWER_SHOWN_CHARS ? `${line.slice(0, ANSWER_SHOWN_CHARS)}…` : line;
+}
+
+/** Said once a run, at the first refusal: the usual cause is a receiver checking the group's secret. */
+const SECRET_HINT =
+  "  hint: listen signs with its own secret, not the group's webhook secret; give your receiver the one " +
+  "`checkout listen --print-secret` prints while testing with listen";
 
 /**
  * Follows the group's event stream (the client reconnects by itself) and posts each event to
@@ -60,6 +86,7 @@ const FORWARD_TIMEOUT_MS = 10_000;
 export async function listen(options: ListenOptions): Promise<void> {
   const { signal, write } = options;
   const state = loadListenState(options.statePath);
+  let hinted = false;
   const agent = new Agent({ connect: { timeout: 5000 } });
   try {
     while (!signal.aborted) {
@@ -77,7 +104,12 @@ export async function listen(options: ListenOptions): Promise<void> {
       try {
         for await (const { id, event, data } of events) {
           if (!options.events || options.events.includes(event)) {
-            write(await forward(options, state.secret, id, event, data, agent));
+            const forwarded = await forward(options, state.secret, id, event, data, agent);
+            write(forwarded.line);
+            if (!hinted && !options.json && forwarded.refused) {
+              hinted = true;
+              write(SECRET_HINT);
+            }
           }
           state.lastEventId = id;
           saveListenState(options.statePath, state);
@@ -106,7 +138,7 @@ async function forward(
   event: string,
   payload: WebhookPayload,
   agent: Agent,
-): Promise<string> {
+): Promise<{ line: string; refused: boolean }> {
   const { transactionId } = payload;
   const { headers, body } = buildRequest({
     event_id: eventId,
@@ -118,7 +150,7 @@ async function forward(
     previous_webhook_secrets: [],
   });
   const started = Date.now();
-  let outcome: { status?: number; error?: string };
+  let outcome: { status?: number; answer?: string; error?: string };
   try {
     const response = await fetch(options.forwardTo, {
       method: "POST",
@@ -127,14 +159,24 @@ async function forward(
       dispatcher: agent,
       signal: AbortSignal.any([options.signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]),
     });
-    await response.body?.cancel();
-    outcome = { status: response.status };
+    if (response.ok) {
+      await response.body?.cancel();
+      outcome = { status: response.status };
+    } else {
+      outcome = { status: response.status, answer: await answerStart(response) };
+    }
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     outcome = { error: cause?.code ?? (error as Error).message };
   }
   const ms = Date.now() - started;
-  if (options.json) return JSON.stringify({ eventId, event, transactionId, ...outcome, ms });
-  const answer = outcome.status === undefined ? `error ${outcome.error}` : `[${outcome.status}]`;
-  return `${new Date().toISOString()}  ${event.padEnd(17)}  ${transactionId}  -> ${answer} (${ms} ms)  ${eventId}`;
+  const refused = outcome.status === 400 || outcome.status === 401 || outcome.status === 403;
+  if (options.json)
+    return { line: JSON.stringify({ eventId, event, transactionId, ...outcome, ms }), refused };
+  const said = outcome.answer ? ` ${JSON.stringify(outcome.answer)}` : "";
+  const answer = outcome.status === undefined ? `error ${outcome.error}` : `[${outcome.status}]${said}`;
+  return {
+    line: `${new Date().toISOString()}  ${event.padEnd(17)}  ${transactionId}  -> ${answer} (${ms} ms)  ${eventId}`,
+    refused,
+  };
 }

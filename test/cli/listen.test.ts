@@ -21,7 +21,10 @@ describe("checkout listen and checkout trigger", () => {
   before(async () => {
     service = await startTestService();
     group = await service.createGroup({ name: "Laptop" });
-    receiver = new Receiver({ "/webhooks": () => 200 });
+    receiver = new Receiver({
+      "/webhooks": () => 200,
+      "/refusing": () => ({ status: 400, body: '{"error":"No matching signature found"}' }),
+    });
     await receiver.start();
     home = mkdtempSync(join(tmpdir(), "listen-home-"));
     // Only what listen and trigger are documented to need: the URL and the merchant keys.
@@ -128,6 +131,22 @@ describe("checkout listen and checkout trigger", () => {
       assert.ok(Date.now() - started < 3000, "exits within a few seconds of SIGINT");
     } finally {
       listening.child.kill("SIGKILL");
+    }
+  });
+
+  it("shows a refusing receiver's answer, and once the hint that listen signs with its own secret", async () => {
+    const listening = startListen("--forward-to", `${receiver.url}/refusing`);
+    try {
+      await waitFor(async () => (listening.output().includes("Ready.") ? true : undefined), 10_000, "ready");
+      await triggered("payment.completed");
+      await triggered("payment.failed");
+      const refusals = /-> \[400\] "\{\\"error\\":\\"No matching signature found\\"\}"/g;
+      await waitFor(async () => ((listening.output().match(refusals) ?? []).length >= 2 ? true : undefined));
+      const hints = listening.output().match(/hint: listen signs with its own secret.*--print-secret/g) ?? [];
+      assert.equal(hints.length, 1, listening.output());
+    } finally {
+      listening.child.kill("SIGKILL");
+      await listening.exited;
     }
   });
 
