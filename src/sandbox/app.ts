@@ -268,7 +268,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (checkouts) faults.checkouts = { mode: checkouts.mode, remaining: checkouts.count ?? 1 };
       if (refunds) faults.refunds = { mode: refunds.mode, remaining: refunds.count ?? 1 };
       if (disputes) faults.disputes = { mode: disputes.mode, remaining: disputes.count ?? 1 };
-      return { processor, ...faults };
+      return {
+        processor,
+        ...faults,
+        // An outage has no count: it lasts until DELETE /sandbox/faults, and says so.
+        ...(faults.checkouts?.mode === "outage" && { checkouts: { mode: "outage", until: "cleared" } }),
+      };
     },
   );
   app.delete("/sandbox/faults", async () => {

@@ -102,6 +102,8 @@ describe("sandbox faults and lost events", () => {
       (await service.sandboxPost("/sandbox/faults", { refunds: { mode: "error_500", count: 2 } })).status,
       200,
     );
+    const outage = await service.sandboxPost("/sandbox/faults", { checkouts: { mode: "outage" } });
+    assert.deepEqual(outage.body.checkouts, { mode: "outage", until: "cleared" }, "no count for what lasts");
     assert.deepEqual((await service.sandboxDelete("/sandbox/faults")).body, {
       checkouts: null,
       refunds: null,

@@ -38,13 +38,17 @@ function either(values: readonly unknown[]): string {
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
-function ruleOf(issue: FastifySchemaValidationError): string {
+/** Every `amount` of the API is in minor units: "19.99" is told what to send instead. */
+const AMOUNT_TYPE_RULE = "must be a whole number of cents (minor units): 1999 for 19.99";
+
+function ruleOf(issue: FastifySchemaValidationError, field: string): string {
   const params = issue.params as Record<string, unknown>;
   const limit = Number(params.limit);
   switch (issue.keyword) {
     case "required":
       return "is required";
     case "type": {
+      if (params.type === "integer" && /(^|\.)amount$/.test(field)) return AMOUNT_TYPE_RULE;
       const types = String(params.type).split(",");
       return `must be ${either(types.map((type) => TYPES[type] ?? type))}`;
     }
@@ -111,7 +115,7 @@ export function describeValidation(
     const subject = propertyName
       ? `${field} keys`
       : field || CONTEXT_NAMES[context ?? "body"] || "the request";
-    const message = `${subject} ${ruleOf(issue)}`;
+    const message = `${subject} ${ruleOf(issue, field)}`;
     if (!problems.some((problem) => problem.message === message)) problems.push({ field, message });
   }
   return problems;

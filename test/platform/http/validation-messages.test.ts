@@ -20,7 +20,8 @@ describe("validation messages", () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ currency: "eur" }, "currency", "currency must be usd or cad"],
       [{ amount: undefined }, "amount", "amount is required"],
-      [{ amount: "12.50" }, "amount", "amount must be a whole number"],
+      [{ amount: "19.99" }, "amount", "amount must be a whole number of cents (minor units): 1999 for 19.99"],
+      [{ amount: 19.99 }, "amount", "amount must be a whole number of cents (minor units): 1999 for 19.99"],
       [{ amount: 0 }, "amount", "amount must be at least 1"],
       [{ amount: 100_000_000 }, "amount", "amount must be at most 99999999"],
       [{ successUrl: "ftp://files.example/x" }, "successUrl", "successUrl must be an http or https URL"],
