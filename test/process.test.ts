@@ -129,6 +129,9 @@ describe("the service as a process", () => {
       JSON.parse((await cli("groups", "routing", created.groupId)).stdout).routes,
       routed.routes,
     );
+    const people = (...args: string[]) => checkoutCli([...args, "--url", url, "--token", adminToken]);
+    const cleared = (await people("groups", "routing", created.groupId, "--set", "")).stdout;
+    assert.match(cleared, /^Routes\s+the default route: stripe, square \(PROCESSOR's order\)$/m);
     const keys = JSON.parse((await cli("keys", "create", created.groupId)).stdout);
     await cli("keys", "revoke", keys.publicKey);
     assert.deepEqual(JSON.parse((await cli("reconciliation")).stdout), []);

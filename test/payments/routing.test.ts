@@ -16,13 +16,17 @@ describe("processor routing per group (admin API)", () => {
   const path = (groupId = group.groupId) => `/admin/v1/groups/${groupId}/routing`;
 
   it("answers the default route as no routes, sets routes in order (currencies lowercase), and clears them", async () => {
-    assert.deepEqual((await service.admin("GET", path())).body.data, { groupId: group.groupId, routes: [] });
+    assert.deepEqual((await service.admin("GET", path())).body.data, {
+      groupId: group.groupId,
+      routes: [],
+      defaultRoute: ["stripe", "square"],
+    });
     const set = await service.admin("PUT", path(), {
       routes: [{ currency: "USD", processors: ["stripe"] }, { processors: ["stripe", "stripe"] }],
     });
     assert.equal(set.status, 200, JSON.stringify(set.body));
     const routes = [{ currency: "usd", processors: ["stripe"] }, { processors: ["stripe"] }];
-    assert.deepEqual(set.body.data, { groupId: group.groupId, routes });
+    assert.deepEqual(set.body.data, { groupId: group.groupId, routes, defaultRoute: ["stripe", "square"] });
     assert.deepEqual((await service.admin("GET", path())).body.data.routes, routes);
     // Creates still go through: the route names an enabled processor.
     const created = await service.createPayment(group);

@@ -7,6 +7,7 @@ import { admin, globals, isoTime, out, wholeNumber } from "../context.ts";
 interface GroupRouting {
   groupId: string;
   routes: { currency: string | null; processors: string[] }[];
+  defaultRoute: string[];
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -69,9 +70,11 @@ export function adminCommands(program: Command): void {
       // A route without a currency is the one every other currency takes.
       const routes = routing.routes.map((route) => ({
         currency: route.currency ?? "any other",
-        processors: route.processors,
+        processors: route.processors.join(", "),
       }));
-      out(command)({ ...routing, routes: routes.length > 0 ? routes : "the default: PROCESSOR's order" });
+      const { defaultRoute, ...shown } = routing;
+      const followed = `the default route: ${defaultRoute.join(", ")} (PROCESSOR's order)`;
+      out(command)({ ...shown, routes: routes.length > 0 ? routes : followed });
     });
 
   const safeSites = program.command("safe-sites").description("the domains that host payment links (admin)");

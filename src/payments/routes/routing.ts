@@ -33,9 +33,15 @@ const routeSchema = {
 
 const routingSchema = {
   type: "object",
-  required: ["groupId", "routes"],
+  required: ["groupId", "routes", "defaultRoute"],
   properties: {
     groupId: { type: "string", format: "uuid" },
+    defaultRoute: {
+      type: "array",
+      items: { type: "string", enum: [...PROCESSOR_NAMES] },
+      description:
+        "The installation's default route (PROCESSOR's order), which a group without routes follows",
+    },
     routes: {
       type: "array",
       items: {

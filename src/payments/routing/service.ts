@@ -22,6 +22,13 @@ export type ProcessorRoute = {
   processors: ProcessorName[];
 };
 
+/** A group's routes as the admin API shows them, with the route a group without routes follows. */
+export type GroupRoutes = {
+  groupId: string;
+  routes: ProcessorRoute[];
+  defaultRoute: ProcessorName[];
+};
+
 /** At most this many routes per group: one per currency and a last one for the rest is plenty. */
 const MAX_ROUTES = 10;
 
@@ -44,9 +51,10 @@ export class ProcessorRouting {
     this.defaultRoute = processors.defaultRoute;
   }
 
-  async get(groupId: string): Promise<{ groupId: string; routes: ProcessorRoute[] }> {
+  async get(groupId: string): Promise<GroupRoutes> {
     if (!UUID_PATTERN.test(groupId) || !(await groupExists(this.db, groupId))) throw notFound("Group");
-    return { groupId, routes: (await listRoutes(this.db, groupId)).map(toRoute) };
+    const routes = (await listRoutes(this.db, groupId)).map(toRoute);
+    return { groupId, routes, defaultRoute: [...this.defaultRoute] };
   }
 
   /** Replaces the group's routes (an empty list: back to the default), audited with the change. */
@@ -54,7 +62,7 @@ export class ProcessorRouting {
     groupId: string,
     routes: readonly { currency?: string | undefined; processors: readonly string[] }[],
     audit: (routes: ProcessorRoute[]) => AuditEntry,
-  ): Promise<{ groupId: string; routes: ProcessorRoute[] }> {
+  ): Promise<GroupRoutes> {
     if (!UUID_PATTERN.test(groupId)) throw notFound("Group");
     const checked = routes.map((route, index) => this.checked(route, index));
     if (checked.length > MAX_ROUTES) {
@@ -66,7 +74,7 @@ export class ProcessorRouting {
       await insertAuditEntry(tx, audit(checked));
     });
     this.cache.forget(groupId);
-    return { groupId, routes: checked };
+    return { groupId, routes: checked, defaultRoute: [...this.defaultRoute] };
   }
 
   /**

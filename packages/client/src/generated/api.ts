@@ -3788,6 +3788,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             groupId: string;
+                            /** @description The installation's default route (PROCESSOR's order), which a group without routes follows */
+                            defaultRoute: ("stripe" | "square")[];
                             routes: {
                                 /** @enum {string} */
                                 currency?: "usd" | "cad";
@@ -3860,6 +3862,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             groupId: string;
+                            /** @description The installation's default route (PROCESSOR's order), which a group without routes follows */
+                            defaultRoute: ("stripe" | "square")[];
                             routes: {
                                 /** @enum {string} */
                                 currency?: "usd" | "cad";
@@ -3905,6 +3909,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             groupId: string;
+                            /** @description The installation's default route (PROCESSOR's order), which a group without routes follows */
+                            defaultRoute: ("stripe" | "square")[];
                             routes: {
                                 /** @enum {string} */
                                 currency?: "usd" | "cad";
