@@ -155,16 +155,32 @@ function writeShard(files, index) {
   return path;
 }
 
-/** Last run's durations with this run's over them: a run of a few files keeps the others'. */
-function saveDurations(reported) {
+/**
+ * Saves last run's durations with this run's over them (a run of a few files keeps the others'),
+ * and answers what this run skipped.
+ */
+function readReport(reported) {
   try {
-    const measured = JSON.parse(readFileSync(reported, "utf8"));
-    writeFileSync(DURATIONS, JSON.stringify({ ...readDurations(), ...measured }, null, 1));
+    const { durations, skipped } = JSON.parse(readFileSync(reported, "utf8"));
+    writeFileSync(DURATIONS, JSON.stringify({ ...readDurations(), ...durations }, null, 1));
+    return skipped;
   } catch {
     // A run stopped before its reporter finished measures nothing; the last plan stands.
+    return [];
   } finally {
     rmSync(reported, { force: true });
   }
+}
+
+/** Every skipped suite and test, counted by what would run them: node's summary misses suites. */
+function tellSkips(skipped) {
+  if (skipped.length === 0) return;
+  const byReason = new Map();
+  for (const { reason } of skipped) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+  const lines = [...byReason].map(([reason, count]) => `#   ${count} × ${reason}`);
+  process.stdout.write(
+    `# skipped suites and tests: ${skipped.length}, each for a reason:\n${lines.join("\n")}\n`,
+  );
 }
 
 await compileTests();
@@ -194,5 +210,5 @@ const run = spawnSync(
   ],
   { stdio: "inherit" },
 );
-saveDurations(reported);
+tellSkips(readReport(reported));
 process.exit(run.status ?? 1);

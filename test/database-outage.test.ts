@@ -4,13 +4,19 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { DatabaseUnavailableError, postgresDatabase } from "../src/platform/db/database.ts";
-import { createTestDatabase, onPostgres, type TestDatabase, throughPooler } from "./helpers/database.ts";
+import {
+  createTestDatabase,
+  NEEDS_POSTGRES,
+  onPostgres,
+  type TestDatabase,
+  throughPooler,
+} from "./helpers/database.ts";
 import { startTestService, type TestGroup, type TestService } from "./helpers/service.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const needsDirectServer =
-  (!onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)") ||
+  (!onPostgres && NEEDS_POSTGRES) ||
   (throughPooler && "cuts the server's own connections: the direct run covers it");
 
 describe("PostgreSQL outage", { skip: needsDirectServer }, () => {

@@ -19,6 +19,11 @@ import { withReadReplica } from "../../src/platform/db/read-replica.ts";
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(POSTGRES_ADMIN_URL);
 
+/** Why a test that needs a PostgreSQL server is skipped, with what runs it. */
+export const NEEDS_POSTGRES =
+  "needs a PostgreSQL server: install it (Debian: apt-get install postgresql) and run with " +
+  "TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm test (.ci/run does)";
+
 /**
  * `transaction` when TEST_DATABASE_URL is a transaction pooler (PgBouncer, as .ci/run starts one):
  * the service then runs with DATABASE_POOL_MODE=transaction, and LISTENs on the server directly

@@ -6,7 +6,13 @@ import type { Database } from "../../src/platform/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/platform/db/embedded.ts";
 import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { anyDueDeliveries, claimDueDeliveries, INTERRUPTED_ATTEMPT } from "../../src/webhooks/sql/queue.ts";
-import { createTestDatabase, migratedDataDir, onPostgres, openTestPostgres } from "../helpers/database.ts";
+import {
+  createTestDatabase,
+  migratedDataDir,
+  NEEDS_POSTGRES,
+  onPostgres,
+  openTestPostgres,
+} from "../helpers/database.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -302,7 +308,7 @@ describe("webhook durability and fairness", () => {
   }
 
   it("rows another dispatcher is claiming are skipped by a claim, and still read as due", {
-    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run): the embedded database is one connection",
+    skip: !onPostgres && `${NEEDS_POSTGRES}; the embedded database is one connection`,
   }, async () => {
     const service = await startTestService({}, { workers: false });
     try {
@@ -332,7 +338,7 @@ describe("webhook durability and fairness", () => {
   });
 
   it("a dispatcher that lost its rows to another's claim looks again within milliseconds, not at its next poll", {
-    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run): the embedded database is one connection",
+    skip: !onPostgres && `${NEEDS_POSTGRES}; the embedded database is one connection`,
   }, async () => {
     const receiver = new Receiver({ "/hook": () => 200 });
     await receiver.start();
@@ -369,7 +375,7 @@ describe("webhook durability and fairness", () => {
   });
 
   it("two dispatchers on one PostgreSQL database deliver 1,000 events, none twice", {
-    skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
+    skip: !onPostgres && NEEDS_POSTGRES,
   }, async () => {
     const receiver = new Receiver({ "/hook": () => 200 });
     await receiver.start();

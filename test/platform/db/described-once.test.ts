@@ -3,10 +3,16 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { prepared } from "../../../src/platform/db/prepared.ts";
-import { createTestDatabase, onPostgres, type TestDatabase, throughPooler } from "../../helpers/database.ts";
+import {
+  createTestDatabase,
+  NEEDS_POSTGRES,
+  onPostgres,
+  type TestDatabase,
+  throughPooler,
+} from "../../helpers/database.ts";
 
 const needsPostgres =
-  (!onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)") ||
+  (!onPostgres && NEEDS_POSTGRES) ||
   (throughPooler && "named statements are off behind a transaction pooler (the direct run covers them)");
 
 /** How many times pg asked the server to describe a portal while `work` ran. */

@@ -7,10 +7,16 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { LISTEN_POLL_MS, postgresDatabase } from "../../../src/platform/db/database.ts";
 import { prepared } from "../../../src/platform/db/prepared.ts";
-import { createTestDatabase, directUrlOf, onPostgres, type TestDatabase } from "../../helpers/database.ts";
+import {
+  createTestDatabase,
+  directUrlOf,
+  NEEDS_POSTGRES,
+  onPostgres,
+  type TestDatabase,
+} from "../../helpers/database.ts";
 
 describe("DATABASE_POOL_MODE=transaction", {
-  skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
+  skip: !onPostgres && NEEDS_POSTGRES,
 }, () => {
   let test: TestDatabase;
   before(async () => {

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { prepared, preparedName } from "../../../src/platform/db/prepared.ts";
-import { createTestDatabase, onPostgres, type TestDatabase, throughPooler } from "../../helpers/database.ts";
+import {
+  createTestDatabase,
+  NEEDS_POSTGRES,
+  onPostgres,
+  type TestDatabase,
+  throughPooler,
+} from "../../helpers/database.ts";
 
 describe("prepared statements (src/platform/db/prepared.ts)", () => {
   let test: TestDatabase;
@@ -33,7 +39,7 @@ describe("prepared statements (src/platform/db/prepared.ts)", () => {
 
   it("is kept by the connection under its name, and a one-off statement is not", {
     skip:
-      (!onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)") ||
+      (!onPostgres && NEEDS_POSTGRES) ||
       (throughPooler && "named statements are off behind a transaction pooler (the direct run covers them)"),
   }, async () => {
     const kept = prepared("SELECT count(*)::int AS n FROM payments WHERE id = $1");

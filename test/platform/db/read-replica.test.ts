@@ -18,7 +18,11 @@ import { startTestService, type TestService } from "../../helpers/service.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
 const needsReplica =
-  !REPLICA_ADMIN_URL && "needs TEST_DATABASE_READ_URL, a streaming replica (runs in .ci/run)";
+  !REPLICA_ADMIN_URL &&
+  "needs a streaming replica of a PostgreSQL server (Debian: apt-get install postgresql): " +
+    "`bash scripts/replica-for-tests.sh` makes one and prints its socket directory DIR; then run with " +
+    "TEST_DATABASE_URL=postgres://postgres@localhost:5440/postgres?host=DIR " +
+    "TEST_DATABASE_READ_URL=postgres://postgres@localhost:5441/postgres?host=DIR (.ci/run does)";
 
 /** Where a read ran: the replica is in recovery, the primary is not. */
 const ranOn = async (q: { query<Row>(sql: string): Promise<Row[]> }) =>

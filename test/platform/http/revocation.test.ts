@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createTestDatabase, onPostgres, openTestPostgres } from "../../helpers/database.ts";
+import { createTestDatabase, NEEDS_POSTGRES, onPostgres, openTestPostgres } from "../../helpers/database.ts";
 import { startTestService } from "../../helpers/service.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
 describe("changes seen across instances", {
-  skip: !onPostgres && "needs TEST_DATABASE_URL (runs in .ci/run)",
+  skip: !onPostgres && NEEDS_POSTGRES,
 }, () => {
   it("a key revoked through one instance stops working on another that had it cached", async () => {
     const fresh = await createTestDatabase();
