@@ -78,6 +78,8 @@ describe("deployment files stay in step with the code", () => {
         ),
       ]),
     );
+  /** The .env lines docs/deploy.md gives for Stripe. */
+  const STRIPE_ENV = { STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
   type Service = {
     environment?: Record<string, string>;
     healthcheck?: { test: string[] };
@@ -100,7 +102,7 @@ describe("deployment files stay in step with the code", () => {
         assert.ok(ENVIRONMENT_VARIABLES.includes(variable as never), `${name} sets unknown ${variable}`);
       }
       // The values, with their placeholders filled in, are accepted by the real config loader.
-      const config = loadConfig(filledIn(environment, {}));
+      const config = loadConfig(filledIn(environment, STRIPE_ENV));
       assert.equal(
         config.sandbox,
         false,
@@ -115,9 +117,38 @@ describe("deployment files stay in step with the code", () => {
         new RegExp(`127\\.0\\.0\\.1:${config.port}/health/ready`),
       );
     }
+    const images = new Set(instances.map(([, service]) => service.image));
+    assert.equal(images.size, 1, "every instance runs one image, built once");
+    assert.match([...images][0] ?? "", /^checkout-service:/);
     const caddyfile = await read("deploy/Caddyfile");
     assert.match(caddyfile, /reverse_proxy checkout-1:3000 checkout-2:3000/);
     assert.match(caddyfile, /health_uri \/health\/ready/);
+  });
+
+  it("Square is added from .env alone, and the merchant step never puts the admin token through the host's shell", async () => {
+    const services = await composeServices();
+    const environment = services["checkout-1"]?.environment ?? {};
+    const square = {
+      ...STRIPE_ENV,
+      PROCESSOR: "stripe,square",
+      SQUARE_ACCESS_TOKEN: "EAAA-token",
+      SQUARE_LOCATION_ID: "L1",
+      SQUARE_WEBHOOK_SIGNATURE_KEY: "signature-key",
+    };
+    const config = loadConfig(filledIn(environment, square));
+    assert.deepEqual(config.processors, ["stripe", "square"]);
+    assert.throws(
+      () => loadConfig(filledIn(environment, { PROCESSOR: "stripe" })),
+      /STRIPE_SECRET_KEY/,
+      "a processor without its settings stops the start, naming what is missing",
+    );
+    const deploy = await read("docs/deploy.md");
+    assert.doesNotMatch(
+      deploy,
+      /docker compose exec[^`]*\$ADMIN_TOKEN/,
+      "$ADMIN_TOKEN would expand on the host",
+    );
+    assert.match(deploy, /`PROCESSOR=stripe,square`/);
   });
 
   it("the scaled profile: API-only instances through PgBouncer, reads on the replica, one worker", async () => {
@@ -140,13 +171,13 @@ describe("deployment files stay in step with the code", () => {
       assert.ok(deploy.includes(`${name}=${scaled[name]}`), `docs/deploy.md gives ${name}`);
     }
     assert.match(deploy, /CHECKOUT_READ_URL=postgres:\/\/checkout:\S+@postgres-replica:5432\/checkout/);
-    const api = loadConfig(filledIn(services["checkout-1"]?.environment ?? {}, scaled));
+    const api = loadConfig(filledIn(services["checkout-1"]?.environment ?? {}, { ...STRIPE_ENV, ...scaled }));
     assert.equal(api.databasePoolMode, "transaction");
     assert.equal(new URL(api.databaseUrl ?? "").host, "pgbouncer:6432");
     assert.equal(new URL(api.databaseListenUrl ?? "").host, "postgres:5432", "LISTEN on the primary itself");
     assert.equal(new URL(api.databaseReadUrl ?? "").host, "postgres-replica:5432");
     assert.deepEqual(api.serviceRoles, ["api"]);
-    const worker = loadConfig(filledIn(services.worker?.environment ?? {}, scaled));
+    const worker = loadConfig(filledIn(services.worker?.environment ?? {}, { ...STRIPE_ENV, ...scaled }));
     assert.deepEqual(worker.serviceRoles, ["workers"]);
     assert.equal(worker.databasePoolMode, "transaction");
   });
