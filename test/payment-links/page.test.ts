@@ -165,6 +165,37 @@ describe("payment links: the customer's page", () => {
     );
   });
 
+  it("the not-paid /done page leads on: back to the open checkout, else to the link's page", async () => {
+    const created = await service.createPayment(group);
+    const apiToken = new URL(created.body.data.paymentUrl).pathname.split("/").pop();
+    const open = String((await service.request("GET", `/done/${apiToken}`)).body);
+    assert.match(open, /Not paid/);
+    assert.match(open, new RegExp(`<a class="button" href="/pay/${apiToken}">Try again</a>`));
+
+    await service.request("POST", pathOf(choose), form({ amount: "7", email: "again@example.com" }));
+    const [payment] = (
+      await service.api(group, "GET", `/api/v1/payments?paymentLinkId=${choose.linkId}&limit=1`)
+    ).body.data.payments;
+    const session = service.sandbox?.state.sessions.get(payment.processorSessionId);
+    const token = new URL(String(session?.success_url)).pathname.split("/").pop();
+    await service.services.db.query(
+      "UPDATE payments SET expires_at = now() - interval '1 minute' WHERE id = $1",
+      [payment.id],
+    );
+    const ended = String((await service.request("GET", `/done/${token}`)).body);
+    assert.match(ended, new RegExp(`<a class="button" href="${choose.url}">Start again</a>`));
+    assert.doesNotMatch(ended, /Try again/, "its checkout has ended");
+
+    await service.api(group, "PATCH", `/api/v1/payment-links/${choose.linkId}`, { active: false });
+    try {
+      const closed = String((await service.request("GET", `/done/${token}`)).body);
+      assert.doesNotMatch(closed, /class="button"/, "an inactive link is offered to nobody");
+      assert.match(closed, /ask Corner Bakery for a new payment link/);
+    } finally {
+      await service.api(group, "PATCH", `/api/v1/payment-links/${choose.linkId}`, { active: true });
+    }
+  });
+
   it("an inactive link answers 410 to GET and POST, and takes no payment", async () => {
     const link = (
       await service.api(group, "POST", "/api/v1/payment-links", {

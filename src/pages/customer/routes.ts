@@ -3,6 +3,7 @@ import type { Branding } from "../../merchants/branding/service.ts";
 import { PAID_STATUSES } from "../../payments/core/status.ts";
 import type { ProcessorEvents } from "../../payments/processor-events/service.ts";
 import type { PaymentQueries } from "../../payments/queries/service.ts";
+import type { PaymentLinkSummary } from "../../payments/queries/store.ts";
 import { DatabaseUnavailableError } from "../../platform/db/database.ts";
 import { money } from "../../platform/format/money.ts";
 import { RETRY_AFTER_SECONDS } from "../../platform/http/error-handler.ts";
@@ -106,25 +107,33 @@ const checkoutRoutes: FastifyPluginAsync<{
     async (request, reply) => {
       const payment = await queries.byLinkToken(request.params.token);
       if (!payment) return page(reply, null, "not_found");
-      const [brand, linkName] = await Promise.all([
-        branding.brand(payment.group_id),
-        queries.linkNameOf(payment),
-      ]);
+      const [brand, link] = await Promise.all([branding.brand(payment.group_id), queries.linkOf(payment)]);
       const amount = money(payment.amount, payment.currency);
-      const what = linkName ? html` for ${linkName}` : "";
+      const what = link ? html` for ${link.name}` : "";
       const paid = PAID_STATUSES.has(payment.status);
       const body = paid
         ? html`<div class="card"><p class="status ok">Payment received</p><h1>Thank you</h1>
 <p>${brand.name} has received your payment of ${amount}${what}.</p>
 <p class="muted">${brand.receipts && payment.customer_email ? `A receipt is on its way to ${maskedEmail(payment.customer_email)}. ` : ""}Reference: <span>${payment.id}</span></p></div>`
         : html`<div class="card"><p class="status bad">Not paid</p><h1>The payment did not go through</h1>
-<p>Nothing was charged for ${amount}${what} to ${brand.name}. You can close this page, or go back to the link you were given to try again.</p>
+<p>Nothing was charged for ${amount}${what} to ${brand.name}.</p>
+${wayOn(queries.isStillPayable(payment) ? `/pay/${request.params.token}` : null, link, brand.name)}
 <p class="muted">Reference: <span>${payment.id}</span></p></div>`;
       reply.header("referrer-policy", "no-referrer");
       return sendCustomerPage(reply, 200, brand, paid ? "Payment received" : "Not paid", body);
     },
   );
 };
+
+/**
+ * Where a customer who did not pay can go from /done: the same checkout while it is open, else a
+ * new payment through the link it came from while that link takes payments, else the merchant.
+ */
+function wayOn(openCheckout: string | null, link: PaymentLinkSummary | null, merchant: string) {
+  if (openCheckout) return html`<p><a class="button" href="${openCheckout}">Try again</a></p>`;
+  if (link?.active) return html`<p><a class="button" href="${link.url}">Start again</a></p>`;
+  return html`<p>This checkout has ended: ask ${merchant} for a new payment link.</p>`;
+}
 
 /**
  * An address as the /done page shows it: its first character and its domain (`j•••@example.com`).

@@ -43,7 +43,8 @@ input{font:inherit;width:100%;padding:.6rem;border:1px solid #9aa3ad;border-radi
 input[aria-invalid=true]{border-color:#b3261e}
 .field-error{color:#b3261e;margin:.3rem 0 0}
 .notice{border-radius:6px;padding:.7rem;margin:0 0 1rem;background:#f9dedc;color:#b3261e}
-button{font:inherit;font-weight:600;width:100%;margin-top:1.2rem;padding:.8rem;border:0;border-radius:6px;background:var(--brand);color:var(--on-brand);cursor:pointer}
+button,a.button{font:inherit;font-weight:600;width:100%;margin-top:1.2rem;padding:.8rem;border:0;border-radius:6px;background:var(--brand);color:var(--on-brand);cursor:pointer}
+a.button{display:block;text-align:center;text-decoration:none}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .status{font-size:1.1rem;font-weight:700}.status.ok{color:#1e7d3a}.status.bad{color:#b3261e}
 footer{max-width:30rem;margin:0 auto;padding:0 1rem 2rem;color:#5b6470;font-size:.85rem}`;

@@ -12,11 +12,12 @@ import {
 } from "../core/store.ts";
 import {
   dailyPaymentTotals,
-  findLinkName,
+  findPaymentLinkSummary,
   listPaymentSummaries,
   listPayments,
   listStatusChanges,
   type PaymentFilter,
+  type PaymentLinkSummary,
   type PaymentSummaryRow,
 } from "./store.ts";
 
@@ -65,8 +66,22 @@ export class PaymentQueries {
   }
 
   /** The name of the payment link a payment was made through; null for one made through the API. */
-  linkNameOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<string | null> {
-    return findLinkName(this.db, payment.payment_link_id);
+  async linkNameOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<string | null> {
+    return (await findPaymentLinkSummary(this.db, payment.payment_link_id))?.name ?? null;
+  }
+
+  /** The payment link a payment was made through; null for one made through the API. */
+  linkOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<PaymentLinkSummary | null> {
+    return findPaymentLinkSummary(this.db, payment.payment_link_id);
+  }
+
+  /** Whether the payment's own checkout can still be paid: its hosted link still forwards to it. */
+  isStillPayable(payment: PaymentRow): boolean {
+    return (
+      payment.processor_checkout_url !== null &&
+      LINK_OPEN_STATUSES.has(payment.status) &&
+      payment.expires_at.getTime() > this.clock.now().getTime()
+    );
   }
 
   statusHistory(payment: PaymentRow) {
@@ -95,12 +110,7 @@ export class PaymentQueries {
     if (!payment?.processor_checkout_url) return { kind: "not_found" };
     if (PAID_STATUSES.has(payment.status)) return { kind: "already_paid", groupId: payment.group_id };
     // A cancelled payment's link stays open until it expires.
-    if (
-      payment.expires_at.getTime() <= this.clock.now().getTime() ||
-      !LINK_OPEN_STATUSES.has(payment.status)
-    ) {
-      return { kind: "expired", groupId: payment.group_id };
-    }
+    if (!this.isStillPayable(payment)) return { kind: "expired", groupId: payment.group_id };
     return { kind: "redirect", url: payment.processor_checkout_url };
   }
 }

@@ -95,12 +95,24 @@ export const listPaymentSummaries = listing<PaymentSummaryRow & { link_name: str
 );
 
 /** The name of the link a payment was made through; null for one made through the API. */
-export async function findLinkName(q: Queryable, paymentLinkId: string | null): Promise<string | null> {
+/** The payment link a payment was made through, as its customer pages name and offer it. */
+export interface PaymentLinkSummary {
+  name: string;
+  active: boolean;
+  /** The link's page: a customer who did not pay can start again there. */
+  url: string;
+}
+
+export async function findPaymentLinkSummary(
+  q: Queryable,
+  paymentLinkId: string | null,
+): Promise<PaymentLinkSummary | null> {
   if (paymentLinkId === null) return null;
-  const [row] = await q.query<{ name: string }>("SELECT name FROM payment_links WHERE id = $1", [
-    paymentLinkId,
-  ]);
-  return row?.name ?? null;
+  const [row] = await q.query<PaymentLinkSummary>(
+    "SELECT name, active, site_url || '/l/' || slug AS url FROM payment_links WHERE id = $1",
+    [paymentLinkId],
+  );
+  return row ?? null;
 }
 
 export interface StatusChangeRow {
