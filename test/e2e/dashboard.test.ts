@@ -105,6 +105,8 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     await page.fill("#refund-amount", "12.50");
     await page.selectOption("#refund-reason", "requested_by_customer");
     await clickAndLoad(page, () => page.click("#refund-form button[type=submit]"));
+    assert.match((await page.textContent("#refund-confirm [role=alert]")) ?? "", /Refund 12\.50 USD of /);
+    await clickAndLoad(page, () => page.click("#refund-confirm button[type=submit]"));
     assert.match((await page.textContent("[role=status]")) ?? "", /Refund of 12\.50 USD requested/);
     await reloadUntil(
       page,

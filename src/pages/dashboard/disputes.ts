@@ -9,7 +9,7 @@ import { auditBy } from "../kit/audit.ts";
 import { time } from "../kit/format.ts";
 import { formBody } from "../kit/forms.ts";
 import { type Fragment, html } from "../kit/html.ts";
-import { statusBadge, statusChangeReason, words } from "../kit/labels.ts";
+import { paymentStatusBadge, statusBadge, statusChangeRow, words } from "../kit/labels.ts";
 import { csrfField, setFlash } from "../kit/layout.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
@@ -105,7 +105,7 @@ ${done.length ? html`<div class="table-wrap"><table id="closed-disputes">${head}
 <dt>Reason</dt><dd id="dispute-reason">${words(dispute.reason)}</dd>
 <dt>Evidence due by</dt><dd id="dispute-due">${due ? time(due) : "—"}</dd>
 <dt>Evidence submitted</dt><dd>${dispute.evidenceSubmittedAt ? time(new Date(dispute.evidenceSubmittedAt)) : "—"}</dd>
-<dt>Payment</dt><dd><a class="mono" href="/dashboard/payments/${payment.id}">${payment.id}</a> · ${money(payment.amount, payment.currency)} ${statusBadge(payment.status)}</dd>
+<dt>Payment</dt><dd><a class="mono" href="/dashboard/payments/${payment.id}">${payment.id}</a> · ${money(payment.amount, payment.currency)} ${paymentStatusBadge(payment.status)}</dd>
 <dt>Customer</dt><dd id="dispute-customer">${payment.erased_at ? html`<span class="muted">Erased ${time(payment.erased_at)}</span>` : payment.customer_email}</dd>
 <dt>Description</dt><dd>${payment.description ?? "—"}</dd>
 <dt>Processor</dt><dd>${dispute.processor} <span class="mono muted">${dispute.processorDisputeId}</span></dd>
@@ -114,10 +114,7 @@ ${done.length ? html`<div class="table-wrap"><table id="closed-disputes">${head}
 ${step ?? (answerable ? forms(reply, dispute.disputeId) : "")}
 <h2>The payment's history</h2>
 <div class="table-wrap"><table id="dispute-history"><thead><tr><th>When</th><th>From</th><th>To</th><th>Reason</th></tr></thead><tbody>
-${history.map(
-  (change) =>
-    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ? words(change.from_status) : "—"}</td><td>${statusBadge(change.to_status)}</td><td>${statusChangeReason(change.reason)}</td></tr>`,
-)}</tbody></table></div>`,
+${history.map(statusChangeRow)}</tbody></table></div>`,
     );
   };
 

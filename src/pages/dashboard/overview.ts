@@ -4,7 +4,7 @@ import type { PaymentQueries } from "../../payments/queries/service.ts";
 import { money } from "../../platform/format/money.ts";
 import { CHART_SERIES, stackedBarChart } from "../kit/chart.ts";
 import { html } from "../kit/html.ts";
-import { words } from "../kit/labels.ts";
+import { paymentStatusWord } from "../kit/labels.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 
 const DAYS = 30;
@@ -26,7 +26,7 @@ const overviewPage: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app
     const currencies = [...new Set(rows.map((row) => row.currency))].sort();
 
     const counts = CHART_SERIES.map((series) => ({
-      name: words(series.status),
+      name: paymentStatusWord(series.status),
       colour: series.colour,
       values: days.map(() => 0),
     }));

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { visibleMetadata } from "../../payments/core/metadata.ts";
-import { refundableAmount } from "../../payments/core/status.ts";
+import { PAID_STATUSES, refundableAmount } from "../../payments/core/status.ts";
 import type { Payments } from "../../payments/module.ts";
 import type { RefundReason } from "../../payments/refunds/store.ts";
 import { isPaidAfterCancel } from "../../payments/resource.ts";
@@ -14,7 +14,7 @@ import { auditBy, auditContext } from "../kit/audit.ts";
 import { time } from "../kit/format.ts";
 import { formBody } from "../kit/forms.ts";
 import { html } from "../kit/html.ts";
-import { statusBadge, statusChangeReason, words } from "../kit/labels.ts";
+import { paymentStatusBadge, paymentStatusWord, statusBadge, statusChangeRow, words } from "../kit/labels.ts";
 import { csrfField, setFlash } from "../kit/layout.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 import { can, ensureAllowed } from "./permissions.ts";
@@ -43,6 +43,7 @@ const refundForm = formBody(
   {
     amount: { type: "string", maxLength: 20 },
     reason: { type: "string", enum: ["", ...REASONS] },
+    confirm: { type: "string", enum: ["true"] },
     key: {
       type: "string",
       pattern: describedPattern("^[0-9a-f-]{36}$", "must be the key the form was given"),
@@ -83,7 +84,7 @@ const paymentDetailPages: FastifyPluginAsync<{
         reply,
         `Payment ${payment.id}`,
         html`<p><a href="/dashboard/payments">← Payments</a></p>
-<h1>${money(payment.amount, payment.currency)} ${statusBadge(payment.status)}</h1>
+<h1>${money(payment.amount, payment.currency)} ${paymentStatusBadge(payment.status)}</h1>
 ${
   isPaidAfterCancel(payment)
     ? html`<p class="card flash error" id="paid-after-cancel" role="alert"><strong>Paid after it was cancelled.</strong> The customer paid at the processor after this payment was cancelled, so the money was taken although the payment stays cancelled. The operator has it in the reconciliation queue and gives it back in full; ${money(payment.refunded_amount, payment.currency)} has been refunded so far.</p>`
@@ -96,7 +97,7 @@ ${
 }
 <section class="card"><dl class="facts">
 <dt>Transaction ID</dt><dd class="mono">${payment.id}</dd>
-<dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${words(payment.status)}</dd>
+<dt>Status</dt><dd id="payment-status" data-status="${payment.status}">${paymentStatusWord(payment.status)}</dd>
 <dt>Amount</dt><dd>${money(payment.amount, payment.currency)}</dd>
 <dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
 ${
@@ -107,9 +108,9 @@ ${
 <dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>
 <dt>Customer</dt><dd id="customer">${payment.erased_at ? html`<span class="muted">Erased ${time(payment.erased_at)}</span>` : html`${payment.customer_name ? html`${payment.customer_name} · ` : ""}${payment.customer_email}`}</dd>
 <dt>Created</dt><dd>${time(payment.created_at)}</dd>
-<dt>Completed</dt><dd>${time(payment.completed_at)}</dd>
-<dt>Link expires</dt><dd>${time(payment.expires_at)}</dd>
-<dt>SafeSite</dt><dd>${payment.safe_site_url}</dd>
+${payment.completed_at ? html`<dt>${PAID_STATUSES.has(payment.status) ? "Paid on" : "Ended"}</dt><dd>${time(payment.completed_at)}</dd>` : ""}
+${payments.queries.isStillPayable(payment) ? html`<dt>Checkout open until</dt><dd>${time(payment.expires_at)}</dd>` : ""}
+<dt>Payment page on</dt><dd>${payment.safe_site_url}</dd>
 <dt>Processor</dt><dd id="processor">${payment.processor}${
           payment.processor_failovers
             ? html` <span class="muted" id="failover">tried after ${payment.processor_failovers.map(
@@ -118,8 +119,7 @@ ${
               )}</span>`
             : ""
         }</dd>
-<dt>Processor session</dt><dd class="mono">${payment.processor_checkout_id ?? "—"}</dd>
-<dt>Payment intent</dt><dd class="mono">${payment.processor_payment_id ?? "—"}</dd>
+<dt>At the processor</dt><dd>checkout <span class="mono">${payment.processor_checkout_id ?? "—"}</span> · payment <span class="mono">${payment.processor_payment_id ?? "—"}</span></dd>
 <dt>Webhook URL</dt><dd class="mono">${payment.webhook_url ?? "—"}</dd>
 </dl></section>
 
@@ -133,10 +133,7 @@ ${Object.entries(metadata).map(([key, value]) => html`<tr><td class="mono">${key
 
 <h2>Status history</h2>
 <div class="table-wrap"><table><thead><tr><th>When</th><th>From</th><th>To</th><th>Reason</th></tr></thead><tbody>
-${history.map(
-  (change) =>
-    html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ? words(change.from_status) : "—"}</td><td>${statusBadge(change.to_status)}</td><td>${statusChangeReason(change.reason)}</td></tr>`,
-)}</tbody></table></div>
+${history.map(statusChangeRow)}</tbody></table></div>
 
 <h2>Refunds</h2>
 ${
@@ -153,11 +150,11 @@ ${
     ? html`<form method="post" action="/dashboard/payments/${payment.id}/refunds" class="card row" id="refund-form">${csrfField(reply)}
 <input type="hidden" name="key" value="${randomUUID()}">
 <div><label for="refund-amount">Amount (${payment.currency.toUpperCase()}, up to ${money(remaining, payment.currency)})</label>
-<input id="refund-amount" name="amount" inputmode="decimal" placeholder="${(remaining / 100).toFixed(2)}" size="12"></div>
+<input id="refund-amount" name="amount" inputmode="decimal" value="${majorUnits(remaining, payment.currency)}" required size="12"></div>
 <div><label for="refund-reason">Reason</label><select id="refund-reason" name="reason"><option value="">None given</option>
 ${REASONS.map((reason) => html`<option value="${reason}">${words(reason)}</option>`)}</select></div>
-<div><button type="submit" class="danger">Refund</button></div>
-<p class="muted">Leave the amount empty to refund all that remains. The status changes when the processor confirms.</p></form>`
+<div><button type="submit">Review the refund</button></div>
+<p class="muted">You confirm the amount on the next step. The status changes when the processor confirms.</p></form>`
     : ""
 }
 
@@ -213,26 +210,47 @@ ${
       const principal = merchantOf(request);
       ensureAllowed(principal, "refund");
       const { transactionId } = request.params as { transactionId: string };
-      const form = request.body as { amount?: string; reason?: string; key: string };
+      const form = request.body as { amount?: string; reason?: string; key: string; confirm?: string };
       const back = `/dashboard/payments/${transactionId}`;
-      const { currency } = await payments.queries.get(principal.groupId, transactionId);
-      const reading = form.amount?.trim() ? readAmount(form.amount, currency) : undefined;
-      const amount = reading && "minor" in reading ? reading.minor : undefined;
-      if ((reading && "problem" in reading) || amount === 0) {
+      const payment = await payments.queries.get(principal.groupId, transactionId);
+      const { currency } = payment;
+      // Money leaves on a second step, for the amount typed: an empty field refunds nothing.
+      const reading = readAmount(form.amount?.trim() ?? "", currency);
+      const remaining = refundableAmount(payment, "merchant");
+      if (!("minor" in reading) || reading.minor === 0) {
         setFlash(request, {
           kind: "error",
-          text: `Enter the amount as a number such as ${majorUnits(1250, currency)}, or leave it empty.`,
+          text: `Enter the amount to refund, such as ${majorUnits(1250, currency)} (at most ${money(remaining, currency)}).`,
         });
         return reply.redirect(back, 303);
+      }
+      const amount = reading.minor;
+      if (amount > remaining) {
+        setFlash(request, {
+          kind: "error",
+          text: `At most ${money(remaining, currency)} remains to refund.`,
+        });
+        return reply.redirect(back, 303);
+      }
+      if (form.confirm !== "true") {
+        const customer = payment.erased_at ? "the customer" : payment.customer_email;
+        return dashboardPage(
+          request,
+          reply,
+          "Confirm the refund",
+          html`<p><a href="${back}">← Payment</a></p>
+<form method="post" action="${back}/refunds" class="card" id="refund-confirm">${csrfField(reply)}
+<p role="alert"><strong>Refund ${money(amount, currency)} of ${money(payment.amount, currency)} to ${customer}?</strong> The money goes back to the customer's card. This cannot be undone.</p>
+<input type="hidden" name="amount" value="${majorUnits(amount, currency)}"><input type="hidden" name="reason" value="${form.reason ?? ""}">
+<input type="hidden" name="key" value="${form.key}"><input type="hidden" name="confirm" value="true">
+<p><button type="submit" class="danger">Refund ${money(amount, currency)}</button> <a href="${back}">Cancel</a></p></form>`,
+        );
       }
       try {
         const { result: refund } = await payments.refunds.create(
           principal.groupId,
           transactionId,
-          {
-            ...(amount !== undefined && { amount }),
-            ...(form.reason && { reason: form.reason as RefundReason }),
-          },
+          { amount, ...(form.reason && { reason: form.reason as RefundReason }) },
           {
             requestedBy: auditContext(request).actor,
             idempotencyKey: `dashboard-${form.key}`,

@@ -11,7 +11,7 @@ import { describedPattern } from "../../platform/http/validation-messages.ts";
 import { storableTime } from "../../platform/http/window.ts";
 import { time } from "../kit/format.ts";
 import { html } from "../kit/html.ts";
-import { statusBadge, words } from "../kit/labels.ts";
+import { paymentStatusBadge, paymentStatusWord } from "../kit/labels.ts";
 import { dashboardPage, merchantOf } from "./common.ts";
 
 const PAGE_SIZE = 50;
@@ -153,7 +153,7 @@ const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries }> = async 
 <form method="get" action="/dashboard/payments" class="card row" role="search">
 <div><label for="q">Transaction ID or customer email</label><input id="q" name="q" type="search" value="${query.q ?? ""}" size="32"></div>
 <div><label for="status">Status</label><select id="status" name="status"><option value="">Any</option>
-${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ""}>${words(status)}</option>`)}</select></div>
+${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ""}>${paymentStatusWord(status)}</option>`)}</select></div>
 <div><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ""}"></div>
 <div><label for="to">to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ""}"></div>
 <div><button type="submit">Filter</button></div>
@@ -169,7 +169,7 @@ ${page.map(
     row,
   ) => html`<tr><td><a href="/dashboard/payments/${row.id}">${time(row.created_at)}</a></td><td>${row.customer_email ?? html`<span class="muted">erased</span>`}</td>
 <td>${row.link_name ? html`<span class="link-name">${row.link_name}</span>${row.description ? " · " : ""}` : ""}${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
-<td>${statusBadge(row.status)}</td></tr>`,
+<td>${paymentStatusBadge(row.status)}</td></tr>`,
 )}</tbody></table></div>`
 }
 <nav class="pager" aria-label="Pages">${query.after ? html`<a href="/dashboard/payments?${params.toString()}">First page</a>` : ""}

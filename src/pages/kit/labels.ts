@@ -1,3 +1,4 @@
+import { time } from "./format.ts";
 import { type Html, html } from "./html.ts";
 
 /** A stored word as people read it: "partially_refunded" → "Partially refunded". */
@@ -9,6 +10,23 @@ export function words(text: string): string {
 /** A status as a coloured badge; the stored value stays on it for scripts and tests. */
 export const statusBadge = (status: string) =>
   html`<span class="badge ${status}" data-status="${status}">${words(status)}</span>`;
+
+/**
+ * A payment's status as a merchant reads it. "processing" is a checkout not paid yet (often not
+ * even opened), which "Processing" made read as money on its way: "Incomplete", as Stripe says.
+ */
+const PAYMENT_STATUS_WORDS: Readonly<Record<string, string>> = { processing: "Incomplete" };
+const PAYMENT_STATUS_HINTS: Readonly<Record<string, string>> = {
+  processing: "Not paid yet: the customer has not completed the checkout",
+};
+
+export const paymentStatusWord = (status: string): string => PAYMENT_STATUS_WORDS[status] ?? words(status);
+
+/** A payment's status as a badge, in the merchant's words; the stored value stays on it. */
+export const paymentStatusBadge = (status: string) => {
+  const hint = PAYMENT_STATUS_HINTS[status];
+  return html`<span class="badge ${status}" data-status="${status}"${hint ? html` title="${hint}"` : ""}>${paymentStatusWord(status)}</span>`;
+};
 
 const REASONS: Record<string, string> = {
   created: "Created: the processor opened its checkout",
@@ -25,6 +43,15 @@ export function statusChangeReason(reason: string): Html {
   if (kind === "reconciliation" && id) return html`Reconciliation run <code>${id}</code>`;
   return html`${REASONS[reason] ?? words(reason)}`;
 }
+
+/** One row of a payment's status history: when, from, to, and why. */
+export const statusChangeRow = (change: {
+  created_at: Date;
+  from_status: string | null;
+  to_status: string;
+  reason: string;
+}) =>
+  html`<tr><td>${time(change.created_at)}</td><td>${change.from_status ? paymentStatusWord(change.from_status) : "—"}</td><td>${paymentStatusBadge(change.to_status)}</td><td>${statusChangeReason(change.reason)}</td></tr>`;
 
 const BROWSERS: [RegExp, string][] = [
   [/\bEdg(?:e|A|iOS)?\/(\d+)/, "Edge"],

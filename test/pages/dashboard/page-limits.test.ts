@@ -44,7 +44,7 @@ describe("page limits", () => {
       });
       assert.equal(answer.status, 303, amount);
       const page = await owner.get(`/dashboard/payments/${payment.id}`);
-      assert.match(page.text, /At most 5000 cents remain to refund/);
+      assert.match(page.text, /At most 50\.00 USD remains to refund/);
     }
     const listed = (await service.api(group, "GET", `/api/v1/payments/${payment.id}/refunds`)).body.data
       .refunds;

@@ -1,6 +1,7 @@
 // The dashboard's and console's pages over real HTTP: roles, payments and their filters, the CSV
 // export, escaping, keys and secrets, users, and the operator's queues.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import {
   acceptInvite,
@@ -185,6 +186,50 @@ describe("dashboard pages", () => {
       );
       assert.match(page.text, /jane@example\.com/);
       assert.doesNotMatch(page.text, /id="dropped-webhook-url"/);
+    });
+
+    it("a payment nobody has paid reads Incomplete; a paid one shows no checkout deadline and no processor jargon", async () => {
+      const open = (await service.createPayment(group)).body.data;
+      const list = await viewer.get("/dashboard/payments");
+      assert.match(list.text, /data-status="processing" title="Not paid yet[^"]*">Incomplete</);
+      assert.match(list.text, /<option value="processing">Incomplete<\/option>/);
+      const unpaid = await viewer.get(`/dashboard/payments/${open.transactionId}`);
+      assert.match(unpaid.text, /<dt>Checkout open until<\/dt>/);
+      const paid = await pay();
+      const page = await viewer.get(`/dashboard/payments/${paid.transactionId}`);
+      assert.doesNotMatch(page.text, /Link expires|Checkout open until/, "a paid payment has no deadline");
+      assert.doesNotMatch(page.text, /<dt>(SafeSite|Processor session|Payment intent)<\/dt>/);
+      assert.match(page.text, /<dt>Paid on<\/dt>/);
+      assert.match(page.text, /<dt>At the processor<\/dt><dd>checkout <span class="mono">cs_/);
+    });
+
+    it("a refund is confirmed on a second step for the amount typed; an empty amount refunds nothing", async () => {
+      const paid = await pay({ amount: 1800 });
+      const path = `/dashboard/payments/${paid.transactionId}`;
+      const form = await owner.get(path);
+      assert.match(form.text, /id="refund-amount" name="amount" inputmode="decimal" value="18\.00" required/);
+      const refunds = async () =>
+        (await service.api(group, "GET", `/api/v1/payments/${paid.transactionId}/refunds`)).body.data.refunds;
+      const empty = await owner.post(`${path}/refunds`, { amount: "", key: randomUUID() });
+      assert.equal(empty.status, 303);
+      assert.match(
+        (await owner.get(path)).text,
+        /Enter the amount to refund, such as 12\.50 \(at most 18\.00 USD\)/,
+      );
+      const key = randomUUID();
+      const review = await owner.post(`${path}/refunds`, { amount: "5", reason: "duplicate", key });
+      assert.equal(review.status, 200);
+      assert.match(review.text, /Refund 5\.00 USD of 18\.00 USD to jane@example\.com\?/);
+      assert.equal((await refunds()).length, 0, "nothing refunded before the confirmation");
+      const confirmed = await owner.post(`${path}/refunds`, {
+        amount: "5.00",
+        reason: "duplicate",
+        key,
+        confirm: "true",
+      });
+      assert.equal(confirmed.status, 303);
+      const [refund] = await refunds();
+      assert.equal(refund?.amount, 500);
     });
 
     it("says on the events section when the webhookUrl given was dropped, and why", async () => {
