@@ -8,3 +8,7 @@ export const PROCESSOR_CATALOG: readonly ProcessorDescriptor[] = [stripe, square
 
 /** The catalog's processor names: what payments carry and the API's enums list. */
 export const PROCESSOR_NAMES: readonly string[] = namesOf(PROCESSOR_CATALOG);
+
+/** A processor's name as people read it ("Stripe"); an unknown name as stored. */
+export const processorTitle = (name: string): string =>
+  PROCESSOR_CATALOG.find((descriptor) => descriptor.name === name)?.title ?? name;

@@ -213,6 +213,25 @@ describe("the dashboard and console in a real browser", { skip: needsChromium() 
     assert.equal(refunds.body.data.refunds.length, 0);
   });
 
+  it("on a 390-pixel phone each payment shows its amount and status without scrolling sideways", async () => {
+    await paidPayment({
+      customerEmail: "a.rather.long.address.for.a.phone@customer.example",
+      description: "Two hand-thrown mugs and a teapot",
+    });
+    const page = await newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await acceptInBrowser(page, await invite("phone@shop.example", "viewer"));
+    await page.goto(`${service.url}/dashboard/payments`);
+    const row = page.locator("#payments tbody tr").first();
+    for (const cell of ["td.num", "td.state", "td.when", "td.who"]) {
+      const box = await row.locator(cell).boundingBox();
+      assert.ok(box, cell);
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, `${cell} within the screen: ${JSON.stringify(box)}`);
+    }
+    const scrolls = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(scrolls <= 390, `the page is ${scrolls} px wide`);
+  });
+
   it("throttles a wrong password: after 10 failures even the right one is refused", async () => {
     const owner = await newPage();
     await acceptInBrowser(owner, await invite("throttle@shop.example", "developer"));

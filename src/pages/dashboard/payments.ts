@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../../payments/core/status.ts";
+import type { ProcessorBreakers } from "../../payments/create/breakers.ts";
 import type { PaymentQueries } from "../../payments/queries/service.ts";
 import type { PaymentFilter, PaymentSummaryRow } from "../../payments/queries/store.ts";
 import { money } from "../../platform/format/money.ts";
@@ -9,6 +10,7 @@ import { ApiError } from "../../platform/http/errors.ts";
 import { OPTIONAL_UUID_PATTERN } from "../../platform/http/schemas.ts";
 import { describedPattern } from "../../platform/http/validation-messages.ts";
 import { storableTime } from "../../platform/http/window.ts";
+import { processorTitle } from "../../processor/catalog.ts";
 import { time } from "../kit/format.ts";
 import { html } from "../kit/html.ts";
 import { paymentStatusBadge, paymentStatusWord } from "../kit/labels.ts";
@@ -135,7 +137,10 @@ const csvLine = (row: PaymentSummaryRow) =>
     .join(",")}\r\n`;
 
 /** /dashboard/payments and its CSV export, both by keyset so any depth costs the same. */
-const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries }> = async (app, { queries }) => {
+const paymentListPages: FastifyPluginAsync<{ queries: PaymentQueries; breakers: ProcessorBreakers }> = async (
+  app,
+  { queries, breakers },
+) => {
   app.get("/dashboard/payments", { schema: { querystring: paymentFilterQuery } }, async (request, reply) => {
     const principal = merchantOf(request);
     const query = request.query as FilterQuery;
@@ -162,14 +167,14 @@ ${PAYMENT_STATUSES.map((status) => html`<option value="${status}"${query.status 
 ${
   page.length === 0
     ? html`<p class="card">No payments match.</p>`
-    : html`<div class="table-wrap"><table><caption class="skip">Payments, newest first</caption>
-<thead><tr><th>Created</th><th>Customer</th><th>Description</th><th class="num">Amount</th><th>Status</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="stack" id="payments"><caption class="skip">Payments, newest first</caption>
+<thead><tr><th>Created</th><th>Customer</th><th>Description</th><th class="num">Amount</th><th>Processor</th><th>Status</th></tr></thead><tbody>
 ${page.map(
   (
     row,
-  ) => html`<tr><td><a href="/dashboard/payments/${row.id}">${time(row.created_at)}</a></td><td>${row.customer_email ?? html`<span class="muted">erased</span>`}</td>
-<td>${row.link_name ? html`<span class="link-name">${row.link_name}</span>${row.description ? " · " : ""}` : ""}${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
-<td>${paymentStatusBadge(row.status)}</td></tr>`,
+  ) => html`<tr><td class="when"><a href="/dashboard/payments/${row.id}">${time(row.created_at)}</a></td><td class="who">${row.customer_email ?? html`<span class="muted">erased</span>`}</td>
+<td class="what">${row.link_name ? html`<span class="link-name">${row.link_name}</span>${row.description ? " · " : ""}` : ""}${row.description ?? ""}</td><td class="num">${money(row.amount, row.currency)}${row.refunded_amount > 0 ? html`<br><span class="muted">−${money(row.refunded_amount, row.currency)} refunded</span>` : ""}</td>
+<td class="via">${processorTitle(row.processor)}${breakers.status(row.processor) === "skipped" ? html` <span class="badge unavailable" title="Not answering: new payments go to the route's other processors">failing</span>` : ""}</td><td class="state">${paymentStatusBadge(row.status)}</td></tr>`,
 )}</tbody></table></div>`
 }
 <nav class="pager" aria-label="Pages">${query.after ? html`<a href="/dashboard/payments?${params.toString()}">First page</a>` : ""}

@@ -52,7 +52,10 @@ svg.chart{width:100%;height:auto;display:block}svg.chart text{font:11px system-u
 input.copy{width:100%;max-width:32rem}iframe.preview{border:1px solid var(--line);border-radius:8px;max-width:100%;background:#fff}
 svg.qr{max-width:100%;height:auto}
 code.answer{display:block;max-width:40rem;max-height:6rem;overflow:auto;white-space:pre-wrap}
-@media (max-width:600px){header.top .who{margin-left:0;width:100%}main{padding:1rem .6rem 2rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}}
+@media (max-width:600px){header.top .who{margin-left:0;width:100%}main{padding:1rem .6rem 2rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}
+table.stack thead{display:none}table.stack tr{display:grid;grid-template-columns:minmax(0,1fr) auto;gap:.15rem .8rem;padding:.55rem .7rem;border-bottom:1px solid var(--line)}table.stack tr:last-child{border-bottom:0}
+table.stack td{border:0;padding:0;min-width:0;overflow-wrap:anywhere}table.stack td.when{grid-area:1/1}table.stack td.num{grid-area:1/2}table.stack td.who{grid-area:2/1}table.stack td.state{grid-area:2/2;text-align:right}
+table.stack td.what{grid-area:3/1/4/3}table.stack td.via{grid-area:4/1/5/3;color:var(--muted);font-size:.85rem}}
 `;
 
 export const SCRIPT = `"use strict";

@@ -24,7 +24,6 @@ const NOT_SUMMARISED = [
   "processor_checkout_id",
   "processor_payment_id",
   "paid_at_processor",
-  "processor",
   "payment_link_id",
   "erased_at",
 ] as const;

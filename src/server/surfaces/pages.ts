@@ -60,7 +60,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
         errorResponseBuilder: refusedAs("Too many requests"),
       });
       await dashboard.register(overviewPage, { queries: payments.queries });
-      await dashboard.register(paymentListPages, { queries: payments.queries });
+      await dashboard.register(paymentListPages, { queries: payments.queries, breakers: payments.breakers });
       await dashboard.register(paymentDetailPages, { payments, webhooks });
       await dashboard.register(disputePages, { payments });
       await dashboard.register(developerPages, {

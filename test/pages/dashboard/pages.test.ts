@@ -193,6 +193,18 @@ describe("dashboard pages", () => {
       const list = await viewer.get("/dashboard/payments");
       assert.match(list.text, /data-status="processing" title="Not paid yet[^"]*">Incomplete</);
       assert.match(list.text, /<option value="processing">Incomplete<\/option>/);
+      assert.match(list.text, /<td class="via">Stripe<\/td>/, "the processor of each payment");
+      const { breakers } = service.services.payments;
+      for (let failure = 0; failure < 5; failure++) breakers.unknown("stripe");
+      try {
+        const failing = await viewer.get("/dashboard/payments");
+        assert.match(
+          failing.text,
+          /<td class="via">Stripe <span class="badge unavailable"[^>]*>failing<\/span>/,
+        );
+      } finally {
+        breakers.answered("stripe");
+      }
       const unpaid = await viewer.get(`/dashboard/payments/${open.transactionId}`);
       assert.match(unpaid.text, /<dt>Checkout open until<\/dt>/);
       const paid = await pay();
