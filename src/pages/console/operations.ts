@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Accounts } from "../../accounts/module.ts";
 import type { ReconciliationItemKind } from "../../payments/core/store.ts";
 import type { Payments } from "../../payments/module.ts";
+import type { ProcessorActivityRow } from "../../payments/queries/store.ts";
 import type { Database } from "../../platform/db/database.ts";
 import { DomainError } from "../../platform/errors/domain-error.ts";
 import { money } from "../../platform/format/money.ts";
@@ -10,6 +11,7 @@ import { ApiError } from "../../platform/http/errors.ts";
 import { NUMERIC_ID_PATTERN, OPTIONAL_UUID_PATTERN } from "../../platform/http/schemas.ts";
 import { recoveryWindowFromForm } from "../../platform/http/window.ts";
 import type { RedisLink } from "../../platform/limits/redis-link.ts";
+import { processorTitle } from "../../processor/catalog.ts";
 import { checkDatabase } from "../../server/health/routes.ts";
 import type { WebhookEvents } from "../../webhooks/module.ts";
 import { auditBy, auditContext } from "../kit/audit.ts";
@@ -207,9 +209,14 @@ ${failed.map(
 
   app.get("/operator/health", async (request, reply) => {
     const database = await checkDatabase(db, request.log);
-    const [depth, oldest] = database.ok
-      ? await Promise.all([webhooks.log.queueDepth(), webhooks.log.oldestUndelivered()])
-      : [null, null];
+    const since = new Date(Date.now() - ACTIVITY_WINDOW_MS);
+    const [depth, oldest, activity] = database.ok
+      ? await Promise.all([
+          webhooks.log.queueDepth(),
+          webhooks.log.oldestUndelivered(),
+          payments.queries.processorActivity(since),
+        ])
+      : [null, null, null];
     const redisState = redis?.state();
     return consolePage(
       request,
@@ -220,7 +227,8 @@ ${failed.map(
 <div class="card stat"><div class="value">${redisState ? html`${statusBadge(redisState.status)}` : "not configured"}</div><div class="label">Redis (shared rate limits)</div></div>
 <div class="card stat"><div class="value" id="queue-depth">${depth ?? "—"}</div><div class="label">webhook deliveries waiting</div></div>
 <div class="card stat"><div class="value">${oldest ? time(oldest) : "none"}</div><div class="label">oldest undelivered event queued</div></div>
-</div>`,
+</div>
+${processorTable(payments, activity)}`,
     );
   });
 
@@ -228,5 +236,31 @@ ${failed.map(
     sendAuditLog(accounts, request, reply, "operator", null),
   );
 };
+
+/** How far back the health page counts each processor's creates. */
+const ACTIVITY_WINDOW_MS = 3_600_000;
+
+/** The processors in the default route's order: answering or skipped, what they take, their last hour. */
+function processorTable(payments: Payments, activity: ProcessorActivityRow[] | null) {
+  const rows = payments.routing.defaultRoute.map((name) => {
+    const counted = activity?.find((row) => row.processor === name);
+    const state = payments.breakers.status(name);
+    return html`<tr id="processor-${name}"><td>${processorTitle(name)}</td><td>${
+      state === "ok"
+        ? html`<span class="badge ok">answering</span>`
+        : html`<span class="badge unavailable">failing</span> <span class="muted">skipped by new payments for now</span>`
+    }</td><td>${
+      payments.routing
+        .currenciesOf(name)
+        .map((currency) => currency.toUpperCase())
+        .join(", ") || html`<span class="muted">none yet</span>`
+    }</td><td class="num">${counted?.created ?? (activity ? 0 : "—")}</td><td class="num">${counted?.passed_over ?? (activity ? 0 : "—")}</td></tr>`;
+  });
+  return html`<h2>Processors</h2>
+<div class="table-wrap"><table id="processors"><caption class="skip">Processors in the default route's order</caption>
+<thead><tr><th>Processor</th><th>State</th><th>Takes</th><th class="num">Payments, last hour</th><th class="num">Passed over, last hour</th></tr></thead><tbody>
+${rows}</tbody></table></div>
+<p class="muted">A processor is failing when creates in a row got no definite answer; new payments then go to the route's other processors until it answers again. "Passed over": creates that went to the next processor because this one did not answer in time, lost the connection, or was failing.</p>`;
+}
 
 export default operationsPages;

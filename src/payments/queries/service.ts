@@ -19,6 +19,7 @@ import {
   type PaymentFilter,
   type PaymentLinkSummary,
   type PaymentSummaryRow,
+  processorActivity,
 } from "./store.ts";
 
 /** What the hosted link (/pay/:token) does for the customer. */
@@ -86,6 +87,11 @@ export class PaymentQueries {
 
   statusHistory(payment: PaymentRow) {
     return listStatusChanges(this.db, payment.id);
+  }
+
+  /** Each processor's creates and passed-over creates since a time, across every group. */
+  processorActivity(since: Date) {
+    return processorActivity(this.db.reads, since);
   }
 
   /** The last `days` UTC days of a group's payments, by day, status and currency. */

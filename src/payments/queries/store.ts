@@ -146,3 +146,29 @@ export function dailyPaymentTotals(q: Queryable, groupId: string, since: Date): 
     [groupId, since],
   );
 }
+
+/** A processor's share of the payments created since a time, across every group. */
+export interface ProcessorActivityRow {
+  processor: string;
+  /** Payments it opened a checkout for. */
+  created: number;
+  /** Creates that passed it over for the route's next processor. */
+  passed_over: number;
+}
+
+/** Read by the recently updated index: a payment created since `since` was updated since then too. */
+export function processorActivity(q: Queryable, since: Date): Promise<ProcessorActivityRow[]> {
+  return q.query<ProcessorActivityRow>(
+    `WITH recent AS (
+       SELECT processor, processor_failovers FROM payments WHERE updated_at >= $1 AND created_at >= $1
+     ), counted AS (
+       SELECT processor, 1 AS created, 0 AS passed_over FROM recent
+       UNION ALL
+       SELECT passed.value->>'processor', 0, 1
+       FROM recent, jsonb_array_elements(COALESCE(recent.processor_failovers, '[]'::jsonb)) AS passed
+     )
+     SELECT processor, sum(created)::int AS created, sum(passed_over)::int AS passed_over
+     FROM counted GROUP BY processor`,
+    [since],
+  );
+}

@@ -51,6 +51,12 @@ export class ProcessorRouting {
     this.defaultRoute = processors.defaultRoute;
   }
 
+  /** The currencies an enabled processor takes now (a Square location's once it has answered). */
+  currenciesOf(name: ProcessorName): Currency[] {
+    const adapter = this.processors.find(name);
+    return adapter ? CURRENCIES.filter((currency) => adapter.takes(currency)) : [];
+  }
+
   async get(groupId: string): Promise<GroupRoutes> {
     if (!UUID_PATTERN.test(groupId) || !(await groupExists(this.db, groupId))) throw notFound("Group");
     const routes = (await listRoutes(this.db, groupId)).map(toRoute);

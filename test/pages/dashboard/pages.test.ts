@@ -755,6 +755,39 @@ describe("dashboard pages", () => {
       assert.match(health.text, /oldest undelivered event/);
     });
 
+    it("health shows each processor: answering or failing, what it takes, and its last hour", async () => {
+      const counts = async () => {
+        const text = (await operator.get("/operator/health")).text;
+        const of = (name: string) => {
+          const row = new RegExp(`<tr id="processor-${name}">(.*?)</tr>`, "s").exec(text)?.[1] ?? "";
+          const [created, passedOver] = [...row.matchAll(/<td class="num">(\d+)<\/td>/g)].map((m) =>
+            Number(m[1]),
+          );
+          return { row, created, passedOver };
+        };
+        return { stripe: of("stripe"), square: of("square") };
+      };
+      const before = await counts();
+      assert.match(
+        before.stripe.row,
+        /<td>Stripe<\/td><td><span class="badge ok">answering<\/span><\/td><td>USD, CAD<\/td>/,
+      );
+      assert.match(before.square.row, /<td>Square<\/td>/);
+      await service.createPayment(group);
+      const { breakers } = service.services.payments;
+      for (let failure = 0; failure < 5; failure++) breakers.unknown("stripe");
+      try {
+        await service.createPayment(group);
+        const after = await counts();
+        assert.match(after.stripe.row, /badge unavailable">failing</);
+        assert.equal(after.stripe.created, (before.stripe.created ?? 0) + 1);
+        assert.equal(after.stripe.passedOver, (before.stripe.passedOver ?? 0) + 1);
+        assert.equal(after.square.created, (before.square.created ?? 0) + 1);
+      } finally {
+        breakers.answered("stripe");
+      }
+    });
+
     it("operators' forms need the CSRF token too, and merchants cannot post to them", async () => {
       await operator.get("/operator");
       assert.equal(
