@@ -4,7 +4,6 @@ import type { Role } from "../../accounts/principal.ts";
 import { displayName, siteUrl } from "../../merchants/routes/schemas.ts";
 import type { MerchantsService } from "../../merchants/service.ts";
 import type { ProcessorRouting } from "../../payments/routing/service.ts";
-import { ROUTES_EXAMPLE, routesAsText, routesFromText } from "../../payments/routing/text.ts";
 import { ApiError } from "../../platform/http/errors.ts";
 import { uuidParam } from "../../platform/http/schemas.ts";
 import { auditBy, auditContext } from "../kit/audit.ts";
@@ -13,6 +12,13 @@ import { activationForm, formBody, inviteForm, publicKeyParam, roleOptions } fro
 import { type Fragment, html } from "../kit/html.ts";
 import { csrfField, setFlash } from "../kit/layout.ts";
 import { consolePage } from "./common.ts";
+import {
+  RouteRowError,
+  routesFromForm,
+  routingEditor,
+  routingTable,
+  routingTableForm,
+} from "./routing-form.ts";
 
 const groupParams = {
   type: "object",
@@ -25,7 +31,6 @@ const createGroupForm = formBody({ name: displayName, siteName: displayName, sit
   "siteUrl",
 ]);
 const siteForm = formBody({ name: displayName, url: siteUrl }, ["name", "url"]);
-const routingForm = formBody({ routes: { type: "string", maxLength: 500 } }, ["routes"]);
 const siteParams = {
   type: "object",
   required: ["groupId", "siteId"],
@@ -128,14 +133,8 @@ ${users.map((user) => html`<tr><td>${user.email}${user.pending ? html` <span cla
 <div><label for="invite-role">Role</label><select id="invite-role" name="role">${roleOptions("owner")}</select></div>
 <div><button type="submit">Create invite link</button></div></form>
 <h2>Processor routing</h2>
-<p id="routing">${
-        routes.routes.length > 0
-          ? html`Routes, in order: <span class="mono">${routesAsText(routes.routes)}</span>`
-          : html`The installation's default route: <span class="mono">${routing.defaultRoute.join(",")}</span>`
-      }</p>
-<form method="post" action="${base}/routing" class="card row">${csrfField(reply)}
-<div><label for="routes">Routes (<span class="mono">${ROUTES_EXAMPLE}</span>; empty: the default)</label><input id="routes" name="routes" class="mono" maxlength="500" value="${routesAsText(routes.routes)}"></div>
-<div><button type="submit">Save routing</button></div></form>
+${routingTable(routes.routes, routing.defaultRoute)}
+${routingEditor(reply, `${base}/routing`, routes.routes)}
 <h2>API keys</h2>
 <div class="table-wrap"><table><thead><tr><th>Public key</th><th>Created</th><th>State</th><th><span class="skip">Action</span></th></tr></thead><tbody>
 ${keys.map(
@@ -153,11 +152,11 @@ ${keys.map(
 
   app.post(
     "/operator/groups/:groupId/routing",
-    { schema: { params: groupParams, body: routingForm } },
+    { schema: { params: groupParams, body: routingTableForm } },
     async (request, reply) => {
       const { groupId } = request.params as { groupId: string };
-      const routes = routesFromText((request.body as { routes: string }).routes);
       try {
+        const routes = routesFromForm(request.body as Record<string, string | undefined>);
         await routing.set(groupId, routes, (saved) =>
           auditBy(request, groupId, saved.length > 0 ? "routing.set" : "routing.cleared", groupId, {
             routes: saved,
@@ -165,7 +164,8 @@ ${keys.map(
         );
         setFlash(request, { kind: "ok", text: "Routing saved." });
       } catch (error) {
-        if ((error as { code?: string }).code !== "INVALID_REQUEST") throw error;
+        if (!(error instanceof RouteRowError) && (error as { code?: string }).code !== "INVALID_REQUEST")
+          throw error;
         setFlash(request, { kind: "error", text: (error as Error).message });
       }
       return reply.redirect(`/operator/groups/${groupId}`, 303);

@@ -1,7 +1,6 @@
-// Routes written as one line, as the CLI's --set and the console's form take them: routes
+// Routes written as one line, as the CLI's --set takes them: routes
 // separated by ';', each [CURRENCY:]PROCESSOR,PROCESSOR.
 import { PROCESSOR_NAMES } from "../../processor/catalog.ts";
-import type { ProcessorRoute } from "./service.ts";
 
 const [first = "", second = first] = PROCESSOR_NAMES;
 /** A line that shows the form with the catalog's processors: usd to the second, then the first; the rest to the first. */
@@ -24,9 +23,3 @@ export function routesFromText(text: string): { currency?: string; processors: s
       return { ...(currency && { currency }), processors };
     });
 }
-
-/** The same line for routes as they are stored. */
-export const routesAsText = (routes: readonly ProcessorRoute[]): string =>
-  routes
-    .map((route) => `${route.currency ? `${route.currency}:` : ""}${route.processors.join(",")}`)
-    .join(";");

@@ -639,28 +639,44 @@ describe("dashboard pages", () => {
       assert.equal(bad.status, 400);
     });
 
-    it("shows and edits a group's processor routing, refusing what is not a processor", async () => {
+    it("shows and edits a group's processor routing as tables, refusing what is not a processor", async () => {
       const routed = await service.createGroup({ name: "Routed by hand" });
       const page = `/operator/groups/${routed.groupId}`;
+      const shown = (await operator.get(page)).text;
       assert.match(
-        (await operator.get(page)).text,
-        /id="routing">The installation's default route: <span class="mono">stripe,square</,
+        shown,
+        /id="routing">Every payment follows the installation's default route: <strong>Stripe → Square</,
       );
-      assert.equal((await operator.post(`${page}/routing`, { routes: "USD:stripe; stripe" })).status, 303);
+      assert.match(shown, /<select name="route0_currency" aria-label="Route 1: currency">/);
+      const saved = await operator.post(`${page}/routing`, {
+        route0_currency: "usd",
+        route0_processor0: "square",
+        route0_processor1: "stripe",
+        route1_currency: "",
+        route1_processor0: "stripe",
+        route1_processor1: "",
+        route2_currency: "",
+        route2_processor0: "",
+      });
+      assert.equal(saved.status, 303);
+      const table = (await operator.get(page)).text;
+      assert.match(table, /<tr><td>1<\/td><td>USD<\/td><td>Square → Stripe<\/td><\/tr>/);
+      assert.match(table, /<tr><td>2<\/td><td>any currency<\/td><td>Stripe<\/td><\/tr>/);
       assert.match(
-        (await operator.get(page)).text,
-        /id="routing">Routes, in order: <span class="mono">usd:stripe;stripe</,
+        table,
+        /<select name="route0_processor0"[^>]*><option value="">—<\/option><option value="stripe">Stripe<\/option><option value="square" selected>/,
       );
       assert.deepEqual(
         (await service.admin("GET", `/admin/v1/groups/${routed.groupId}/routing`)).body.data.routes,
-        [{ currency: "usd", processors: ["stripe"] }, { processors: ["stripe"] }],
+        [{ currency: "usd", processors: ["square", "stripe"] }, { processors: ["stripe"] }],
       );
-      assert.equal((await operator.post(`${page}/routing`, { routes: "paypal" })).status, 303);
+      assert.equal((await operator.post(`${page}/routing`, { route0_processor0: "paypal" })).status, 400);
+      assert.equal((await operator.post(`${page}/routing`, { route0_currency: "cad" })).status, 303);
       const refused = await operator.get(page);
-      assert.match(refused.text, /&quot;paypal&quot; is not enabled/);
-      assert.match(refused.text, /usd:stripe;stripe/, "unchanged");
-      assert.equal((await operator.post(`${page}/routing`, { routes: "" })).status, 303);
-      assert.match((await operator.get(page)).text, /The installation's default route/);
+      assert.match(refused.text, /Route 1 \(CAD\) names no processor/);
+      assert.match(refused.text, /<td>Square → Stripe<\/td>/, "unchanged");
+      assert.equal((await operator.post(`${page}/routing`, {})).status, 303);
+      assert.match((await operator.get(page)).text, /follows the installation's default route/);
     });
 
     it("revokes a group's key in an emergency, at once", async () => {
