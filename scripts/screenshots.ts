@@ -2,14 +2,16 @@
 // seeds a month of payments through the real API and processor simulation, and has Chromium save
 // the dashboard overview, a payment's page, the operator's reconciliation queue, the payment links
 // and branding pages, and what a customer sees of a payment link on a phone into docs/images/ for
-// the README. Everything runs on loopback.
+// the README; the receipt e-mail a customer gets, the not-paid page, the payments list on a phone
+// and the console's processors too. Everything runs on loopback.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { simpleParser } from "mailparser";
 import { chromium, type Page } from "playwright-core";
 import { loadConfig } from "../src/config/config.ts";
 import { startService } from "../src/server/lifecycle.ts";
@@ -38,6 +40,7 @@ const running = await startService(
     LOG_LEVEL: "error",
     ALLOWED_PRIVATE_HOSTS: new URL(receiverUrl).host,
     WEBHOOK_RETRY_DELAYS: "0.05,0.05",
+    MAIL_DIR: join(dataDir, "mail"),
   }),
 );
 const { url, sandboxUrl, services } = running;
@@ -209,6 +212,8 @@ try {
       displayName: "Harbour Coffee",
       brandColor: "#7a4a21",
       logo: `data:image/png;base64,${logo.toString("base64")}`,
+      receipts: true,
+      replyTo: "hello@harbour.example",
     },
   });
   const links = [
@@ -249,6 +254,35 @@ try {
   const token = paid?.link_token;
   await phone.goto(`${url}/done/${token}`);
   await phone.screenshot({ path: `${OUT}/customer-done.png`, fullPage: true });
+  // A payment the customer left unpaid: its /done page leads back to the open checkout.
+  const unpaid = (
+    await api("POST", "/api/v1/payments/create", {
+      amount: 1800,
+      currency: "usd",
+      customerEmail: "li@example.com",
+      description: "Espresso blend 500 g",
+      successUrl: "https://harbour.example/thanks",
+      cancelUrl: "https://harbour.example/cart",
+    })
+  ).data;
+  await phone.goto(`${url}/done/${new URL(unpaid.paymentUrl as string).pathname.split("/").pop()}`);
+  await phone.screenshot({ path: `${OUT}/customer-not-paid.png`, fullPage: true });
+  // The receipt the link's customer was e-mailed (MAIL_DIR), its logo inlined as the mail carries it.
+  const mailDir = join(dataDir, "mail");
+  let receipt: string | undefined;
+  for (let tries = 0; tries < 50 && !receipt; tries++) {
+    const files = await readdir(mailDir).catch(() => [] as string[]);
+    for (const file of files) {
+      const mail = await simpleParser(await readFile(join(mailDir, file)));
+      if (mail.text?.includes("Ethiopia Yirgacheffe")) receipt = String(mail.html);
+    }
+    if (!receipt) await sleep(200);
+  }
+  if (!receipt) throw new Error("no receipt e-mail in MAIL_DIR");
+  const mailView = await browser.newPage({ viewport: { width: 520, height: 600 } });
+  await mailView.setContent(receipt);
+  await mailView.screenshot({ path: `${OUT}/receipt.png`, fullPage: true });
+  await mailView.close();
   const accept = async (page: Page, inviteUrl: string) => {
     await page.goto(`${url}${new URL(inviteUrl).pathname}`);
     await page.fill('input[name="password"]', PASSWORD);
@@ -283,6 +317,18 @@ try {
     merchant.click("#evidence-form button[type=submit]"),
   ]);
   await merchant.screenshot({ path: `${OUT}/dashboard-dispute.png`, fullPage: true });
+  const merchantPhone = await (
+    await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      timezoneId: "America/Toronto",
+      locale: "en-CA",
+    })
+  ).newPage();
+  await merchantPhone.goto(`${url}/dashboard/login`);
+  await merchantPhone.context().addCookies(await context.cookies());
+  await merchantPhone.goto(`${url}/dashboard/payments`);
+  await merchantPhone.screenshot({ path: `${OUT}/dashboard-payments-phone.png` });
   await merchant.goto(`${url}/dashboard/developers`);
   await merchant.locator("#endpoints").screenshot({ path: `${OUT}/dashboard-endpoints.png` });
   // The erasure's confirmation step, as an owner sees it before anything is erased.
@@ -294,9 +340,11 @@ try {
   await accept(console, operator.inviteUrl as string);
   await console.goto(`${url}/operator/reconciliation`);
   await console.screenshot({ path: `${OUT}/operator-reconciliation.png`, fullPage: true });
+  await console.goto(`${url}/operator/health`);
+  await console.screenshot({ path: `${OUT}/console-processors.png`, fullPage: true });
   await browser.close();
   process.stdout.write(
-    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, dashboard-endpoints.png, dashboard-disputes.png, dashboard-dispute.png, payment-link.png, payment-link-error.png, customer-done.png\n`,
+    `wrote ${OUT}/dashboard-overview.png, dashboard-payment.png, operator-reconciliation.png, dashboard-payment-links.png, dashboard-branding.png, dashboard-privacy.png, dashboard-endpoints.png, dashboard-disputes.png, dashboard-dispute.png, dashboard-payments-phone.png, payment-link.png, payment-link-error.png, customer-done.png, customer-not-paid.png, receipt.png, console-processors.png\n`,
   );
 } finally {
   await running.close();

@@ -156,6 +156,18 @@ describe("configuration", () => {
       [{ TRUST_PROXY: "yes please" }, /TRUST_PROXY/],
       [{ SERVICE_ROLES: "api,cron" }, /SERVICE_ROLES="api,cron" .*"api" and "workers"/],
       [{ SERVICE_ROLES: "workers" }, /SERVICE_ROLES="workers" .*PROCESSOR=sandbox/],
+      [
+        {
+          PROCESSOR: "stripe",
+          STRIPE_SECRET_KEY: "sk",
+          STRIPE_WEBHOOK_SECRET: "wh",
+          SECRETS_KEY: Buffer.alloc(32, 4).toString("base64"),
+          ADMIN_TOKEN: "adm_0123456789abcdefghijklmnopqrstuv",
+          MAIL_DIR: "/tmp/mail",
+        },
+        /MAIL_DIR is for trying the service in sandbox mode/,
+      ],
+      [{ MAIL_DIR: "/tmp/mail", SMTP_URL: "smtp://localhost:25" }, /MAIL_DIR and SMTP_URL are both set/],
     ];
     for (const [env, message] of cases) {
       assert.throws(

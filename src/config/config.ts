@@ -91,6 +91,8 @@ export interface Config extends DatabaseSettings {
   operatorsRequire2fa: boolean;
   /** SMTP server for invites and password resets (smtp:// or smtps://); unset: links are only shown. */
   smtpUrl: string | undefined;
+  /** Development only (sandbox mode): every e-mail kept as an .eml file here instead of sent. */
+  mailDir: string | undefined;
   smtpFrom: string;
   /** E-mail receipts' subjects, {merchant} standing for the merchant's display name. */
   receiptSubject: string;
@@ -151,6 +153,21 @@ function processorSettings(
     );
   }
   return settings;
+}
+
+/**
+ * MAIL_DIR keeps customers' e-mails on disk for someone trying the service: never with real
+ * money, and never beside a real SMTP server that would make it look delivered.
+ */
+function mailDir(env: Env, sandbox: boolean): string | undefined {
+  const dir = env.MAIL_DIR;
+  if (!dir) return undefined;
+  if (!sandbox)
+    throw new ConfigError(
+      "MAIL_DIR is for trying the service in sandbox mode: with a real PROCESSOR set SMTP_URL",
+    );
+  if (env.SMTP_URL) throw new ConfigError("MAIL_DIR and SMTP_URL are both set: choose one");
+  return dir;
 }
 
 /** SERVICE_ROLES: "api", "workers" or both (the default), comma-separated. */
@@ -222,6 +239,7 @@ export const ENVIRONMENT_VARIABLES = [
   "LOG_LEVEL",
   "TRUST_PROXY",
   "SMTP_URL",
+  "MAIL_DIR",
   "SMTP_FROM",
   "RECEIPT_SUBJECT",
   "REFUND_RECEIPT_SUBJECT",
@@ -323,6 +341,7 @@ export function loadConfig(
     secretsKeys,
     operatorsRequire2fa: oneOf(env, "OPERATORS_REQUIRE_2FA", ["true", "false"] as const, "false") === "true",
     smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : undefined,
+    mailDir: mailDir(env, sandbox),
     smtpFrom: env.SMTP_FROM || `Checkout <no-reply@${new URL(publicUrl).hostname}>`,
     receiptSubject: env.RECEIPT_SUBJECT || "Your receipt from {merchant}",
     refundReceiptSubject: env.REFUND_RECEIPT_SUBJECT || "Your refund from {merchant}",

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Config, MIN_ADMIN_TOKEN_LENGTH } from "../config/config.ts";
 import { ConfigError } from "../config/values.ts";
 import { AdminAuthenticator } from "../merchants/admin-token.ts";
+import { receiptComposer } from "../pages/customer/receipt-mail.ts";
 import { DisputeNotices } from "../payments/disputes/notices.ts";
 import { startPaymentWorkers } from "../payments/module.ts";
 import { RECEIPT_SEND_INTERVAL_MS, ReceiptSender } from "../payments/receipts/sender.ts";
@@ -19,7 +20,7 @@ import { migrate } from "../platform/db/migrate.ts";
 import { openDatabase } from "../platform/db/open.ts";
 import { startPeriodic } from "../platform/jobs/periodic.ts";
 import { RedisLink } from "../platform/limits/redis-link.ts";
-import { type Mailer, smtpMailer } from "../platform/mail/mailer.ts";
+import { configuredMailer, type Mailer } from "../platform/mail/mailer.ts";
 import { adminTokenFile } from "../platform/settings/admin-token-file.ts";
 import { startPrivacyWorkers } from "../privacy/module.ts";
 import type { ProcessorAdapter } from "../processor/port.ts";
@@ -249,7 +250,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
           resolver: options.webhookResolver,
         })),
       );
-      const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined;
+      const mailer = configuredMailer(config);
       workers.push(
         startEndpointHealth({
           db,
@@ -274,14 +275,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
           startPeriodic("dispute e-mails", config.disputeNoticeIntervalMs, () => notices.sendDue(), app.log),
         );
       }
-      if (config.smtpUrl) {
+      if (mailer) {
         const receipts = new ReceiptSender(
           db,
-          smtpMailer(config.smtpUrl, config.smtpFrom),
-          {
+          mailer,
+          receiptComposer({
             paymentSubject: config.receiptSubject,
             refundSubject: config.refundReceiptSubject,
-          },
+          }),
           app.log,
         );
         workers.push(startPeriodic("receipts", RECEIPT_SEND_INTERVAL_MS, () => receipts.sendDue(), app.log));

@@ -13,7 +13,7 @@ import type { Clock } from "../platform/clock.ts";
 import type { SecretBox } from "../platform/crypto/secret-box.ts";
 import type { Database } from "../platform/db/database.ts";
 import { partitionRunway } from "../platform/db/partitions.ts";
-import { smtpMailer } from "../platform/mail/mailer.ts";
+import { canMail, configuredMailer } from "../platform/mail/mailer.ts";
 import { Metrics } from "../platform/metrics/metrics.ts";
 import { createPrivacy, type Privacy } from "../privacy/module.ts";
 import type { ProcessorRegistry } from "../processor/registry.ts";
@@ -116,13 +116,13 @@ export function buildServices(
     webhooks: { log: eventLog, replays },
     webhookSettings: webhookModule.settings,
     webhookEndpoints: webhookModule.endpoints,
-    branding: new Branding(db, config.publicUrl, config.smtpUrl !== undefined),
+    branding: new Branding(db, config.publicUrl, canMail(config)),
     merchants: new MerchantsService(db, box, merchantAuth.forget, payments.safeSites.forget),
     merchantAuth,
     accounts: createAccounts({
       db,
       publicUrl: config.publicUrl,
-      mailer: config.smtpUrl ? smtpMailer(config.smtpUrl, config.smtpFrom) : undefined,
+      mailer: configuredMailer(config),
       log,
       operatorsRequire2fa: config.operatorsRequire2fa,
     }),

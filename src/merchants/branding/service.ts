@@ -18,6 +18,8 @@ export interface BrandingInput {
   /** A data URL of a PNG or JPEG image. */
   logo?: string | null | undefined;
   receipts?: boolean | undefined;
+  /** Where customers' replies to receipts go. */
+  replyTo?: string | null | undefined;
 }
 
 /** How a group appears to its customers: on its pages, at the processor, in receipts. */
@@ -37,7 +39,21 @@ export type BrandingView = {
   brandColor: string | null;
   logoUrl: string | null;
   receipts: boolean;
+  replyTo: string | null;
 };
+
+/** An address in a mail header: one line, an @ with something on each side, nothing else. */
+const REPLY_TO_PATTERN =
+  /^[^\s@<>(),;:"\\[\]\p{Cc}]+@[^\s@<>(),;:"\\[\]\p{Cc}]+\.[^\s@<>(),;:"\\[\]\p{Cc}]+$/u;
+
+function replyToOf(value: string | null): string | null {
+  const address = value?.trim() ?? "";
+  if (address === "") return null;
+  if (address.length > 254 || !REPLY_TO_PATTERN.test(address)) {
+    throw new DomainError("INVALID_REQUEST", "replyTo must be an e-mail address, e.g. help@shop.example");
+  }
+  return address;
+}
 
 /** The image type of `bytes`, judged by the bytes alone: whatever a data URL claims is ignored. */
 export function imageTypeOf(bytes: Buffer): "image/png" | "image/jpeg" | null {
@@ -66,6 +82,7 @@ export class Branding {
       brandColor: row.brand_color,
       logoUrl: path && `${this.publicUrl}${path}`,
       receipts: row.receipts,
+      replyTo: row.reply_to,
     };
   }
 
@@ -102,6 +119,7 @@ export class Branding {
       }
       change.receipts = input.receipts;
     }
+    if (input.replyTo !== undefined) change.replyTo = replyToOf(input.replyTo);
     await this.row(groupId);
     await withAudit(this.db, audit, (q) => updateBranding(q, groupId, change));
     return this.get(groupId);

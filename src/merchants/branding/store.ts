@@ -9,11 +9,12 @@ export interface BrandingRow {
   /** A short digest of the logo's bytes: its URL changes when it does, so caches may keep it. */
   logo_digest: string | null;
   receipts: boolean;
+  reply_to: string | null;
 }
 
 export async function findBranding(q: Queryable, groupId: string): Promise<BrandingRow | undefined> {
   const [row] = await q.query<BrandingRow>(
-    `SELECT name, display_name, brand_color, logo_type, receipts,
+    `SELECT name, display_name, brand_color, logo_type, receipts, reply_to,
        CASE WHEN logo IS NULL THEN NULL ELSE substr(md5(logo), 1, 12) END AS logo_digest
      FROM groups WHERE id = $1`,
     [groupId],
@@ -38,6 +39,7 @@ export interface BrandingChange {
   brandColor?: string | null | undefined;
   logo?: { bytes: Buffer; type: "image/png" | "image/jpeg" } | null | undefined;
   receipts?: boolean | undefined;
+  replyTo?: string | null | undefined;
 }
 
 export async function updateBranding(q: Queryable, groupId: string, change: BrandingChange): Promise<void> {
@@ -47,7 +49,8 @@ export async function updateBranding(q: Queryable, groupId: string, change: Bran
        brand_color = CASE WHEN $4::boolean THEN $5 ELSE brand_color END,
        logo = CASE WHEN $6::boolean THEN $7::bytea ELSE logo END,
        logo_type = CASE WHEN $6::boolean THEN $8 ELSE logo_type END,
-       receipts = COALESCE($9, receipts)
+       receipts = COALESCE($9, receipts),
+       reply_to = CASE WHEN $10::boolean THEN $11 ELSE reply_to END
      WHERE id = $1`,
     [
       groupId,
@@ -59,6 +62,8 @@ export async function updateBranding(q: Queryable, groupId: string, change: Bran
       change.logo?.bytes ?? null,
       change.logo?.type ?? null,
       change.receipts ?? null,
+      change.replyTo !== undefined,
+      change.replyTo ?? null,
     ],
   );
 }

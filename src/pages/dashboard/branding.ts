@@ -16,6 +16,7 @@ interface BrandingForm {
   logo?: FormFile | string;
   removeLogo?: string;
   receipts?: string;
+  replyTo?: string;
 }
 
 const dataUrlOf = (file: FormFile) => `data:${file.declaredType};base64,${file.bytes.toString("base64")}`;
@@ -51,6 +52,8 @@ const brandingPages: FastifyPluginAsync<{ branding: Branding; canMail: boolean }
 <label for="logo">Logo (PNG or JPEG, at most ${Math.floor(MAX_LOGO_BYTES / 1024)} KB)</label><input id="logo" name="logo" type="file" accept="image/png,image/jpeg"${disabled}>
 ${current.logoUrl ? html`<p><img class="logo-current" src="${new URL(current.logoUrl).pathname}${new URL(current.logoUrl).search}" alt="Current logo" height="40"></p><label><input type="checkbox" name="removeLogo" value="true"${disabled}> Remove the logo</label>` : ""}
 <label><input type="checkbox" name="receipts" value="true"${current.receipts ? html` checked` : ""}${canMail && manage ? "" : html` disabled`}> E-mail a receipt to customers when they pay and for each refund</label>
+<label for="replyTo">Replies to receipts go to</label><input id="replyTo" name="replyTo" type="email" maxlength="254" value="${current.replyTo ?? ""}" placeholder="help@your-shop.example"${disabled}>
+<p class="muted">Your support address: a customer who answers a receipt writes to you. Empty: replies go nowhere.</p>
 ${canMail ? "" : html`<p class="muted">Receipts need e-mail: the operator sets SMTP_URL.</p>`}
 ${manage ? html`<p><button type="submit">Save</button> <button type="submit" class="secondary" formaction="/dashboard/branding/preview" formtarget="preview">Preview</button></p>` : html`<p class="muted">Owners and developers change the branding.</p>`}
 </form>
@@ -74,6 +77,7 @@ ${manage ? html`<p><button type="submit">Save</button> <button type="submit" cla
       displayName: typeof form.displayName === "string" ? form.displayName : undefined,
       brandColor: typeof form.brandColor === "string" ? form.brandColor : undefined,
       logo,
+      replyTo: typeof form.replyTo === "string" ? form.replyTo : undefined,
       // An unticked box posts nothing; a disabled one (no SMTP) must not switch receipts off.
       ...(canMail && { receipts: form.receipts === "true" }),
     };
@@ -82,6 +86,7 @@ ${manage ? html`<p><button type="submit">Save</button> <button type="submit" cla
         auditBy(request, principal.groupId, "branding.changed", null, {
           displayName: input.displayName,
           brandColor: input.brandColor,
+          replyTo: input.replyTo,
           ...(logo !== undefined && { logo: logo === null ? null : "replaced" }),
           ...(canMail && { receipts: input.receipts }),
         }),

@@ -14,10 +14,11 @@ export interface CustomerBrand {
   logoPath: string | null;
 }
 
-const DEFAULT_COLOR = "#3454d1";
+/** The service's own colour, for a merchant that chose none. */
+export const DEFAULT_COLOR = "#3454d1";
 
 /** Black or white, whichever reads better on `color` (WCAG relative luminance). */
-function inkOn(color: string): string {
+export function inkOn(color: string): string {
   const channel = (offset: number) => {
     const value = Number.parseInt(color.slice(offset, offset + 2), 16) / 255;
     return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;

@@ -1,15 +1,7 @@
 import type { Database } from "../../platform/db/database.ts";
-import { money } from "../../platform/format/money.ts";
-import { utcToTheSecond } from "../../platform/format/time.ts";
-import type { Mailer } from "../../platform/mail/mailer.ts";
+import type { Mailer, MailMessage } from "../../platform/mail/mailer.ts";
 import type { Logger } from "../../platform/telemetry/logger.ts";
 import { type ClaimedReceipt, claimDueReceipts, markReceiptSent, markReceiptUnsent } from "./store.ts";
-
-export interface ReceiptSettings {
-  /** With {merchant} for the merchant's name. */
-  paymentSubject: string;
-  refundSubject: string;
-}
 
 /** How often due receipts are looked for (a `workers` instance). */
 export const RECEIPT_SEND_INTERVAL_MS = 500;
@@ -17,30 +9,8 @@ const BATCH = 20;
 const ATTEMPTS = 5;
 const RETRY_MS = [5_000, 30_000, 120_000, 600_000];
 
-/** Line breaks and other control characters would end a header: none reach a subject. */
-const oneLine = (text: string) => text.replace(/\p{Cc}+/gu, " ").trim();
-
-/** The receipt's subject and text: plain text, so nothing in it is markup. */
-export function receiptMessage(receipt: ClaimedReceipt, settings: ReceiptSettings) {
-  const merchant = oneLine(receipt.merchant);
-  const subject = (receipt.kind === "payment" ? settings.paymentSubject : settings.refundSubject).replaceAll(
-    "{merchant}",
-    merchant,
-  );
-  const what = receipt.kind === "payment" ? "Payment received" : "Refund";
-  const text = [
-    `${what}: ${money(receipt.amount, receipt.currency)}`,
-    `Merchant: ${merchant}`,
-    ...(receipt.link_name ? [`For: ${oneLine(receipt.link_name)}`] : []),
-    `Transaction: ${receipt.payment_id}`,
-    `Date: ${utcToTheSecond(receipt.created_at)}`,
-    "",
-    receipt.kind === "payment"
-      ? "Thank you for your payment. Keep this e-mail as your receipt."
-      : "The refund goes back to the card you paid with; your bank may take a few days to show it.",
-  ].join("\n");
-  return { subject: oneLine(subject), text };
-}
+/** What a receipt's e-mail says and looks like: the customer pages' business, in the merchant's branding. */
+export type ReceiptComposer = (receipt: ClaimedReceipt) => MailMessage;
 
 /**
  * Sends the receipts the outbox holds, each at most once: a receipt is claimed before its mail
@@ -50,7 +20,7 @@ export class ReceiptSender {
   constructor(
     private readonly db: Database,
     private readonly mailer: Mailer,
-    private readonly settings: ReceiptSettings,
+    private readonly compose: ReceiptComposer,
     private readonly log: Logger,
   ) {}
 
@@ -62,7 +32,7 @@ export class ReceiptSender {
 
   private async send(receipt: ClaimedReceipt): Promise<void> {
     try {
-      await this.mailer.send({ to: receipt.recipient, ...receiptMessage(receipt, this.settings) });
+      await this.mailer.send(this.compose(receipt));
       await markReceiptSent(this.db, receipt.event_id);
     } catch (error) {
       const code = (error as { code?: string }).code;

@@ -24,7 +24,14 @@ export interface ClaimedReceipt {
   merchant: string;
   /** The payment link's name, for a payment made through one: what the customer bought. */
   link_name: string | null;
+  /** The payment's description, as the merchant wrote it. */
+  description: string | null;
   created_at: Date;
+  /** The group's branding at sending time: #rrggbb or null, its logo, where replies go. */
+  brand_color: string | null;
+  logo: Buffer | null;
+  logo_type: string | null;
+  reply_to: string | null;
 }
 
 export async function insertReceipt(q: Queryable, receipt: NewReceipt): Promise<void> {
@@ -59,9 +66,10 @@ export async function claimDueReceipts(q: Queryable, limit: number): Promise<Cla
      FROM due, groups g
      WHERE r.event_id = due.event_id AND g.id = r.group_id
      RETURNING r.event_id, r.payment_id, r.kind, r.recipient, r.amount, r.currency, r.attempts, r.created_at,
-       COALESCE(g.display_name, g.name) AS merchant,
+       COALESCE(g.display_name, g.name) AS merchant, g.brand_color, g.logo, g.logo_type, g.reply_to,
        (SELECT l.name FROM payments p JOIN payment_links l ON l.id = p.payment_link_id WHERE p.id = r.payment_id)
-         AS link_name`,
+         AS link_name,
+       (SELECT p.description FROM payments p WHERE p.id = r.payment_id) AS description`,
     [limit],
   );
   return rows;

@@ -1,5 +1,6 @@
 // The merchant dashboard (/dashboard) and the operator console (/operator): server-rendered pages
 // on PUBLIC_URL's host.
+
 import { randomBytes } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
@@ -18,6 +19,7 @@ import userPages from "../../pages/dashboard/users.ts";
 import { assetRoutes, installPageSupport, requireSignIn } from "../../pages/kit/plugin.ts";
 import { limitCounting, refusedAs } from "../../platform/http/rate-limit-store.ts";
 import type { RedisLink } from "../../platform/limits/redis-link.ts";
+import { canMail } from "../../platform/mail/mailer.ts";
 import { installationSecret } from "../../platform/settings/installation-secrets.ts";
 import { isLocalUrl } from "../http-app.ts";
 import type { Services } from "../services.ts";
@@ -73,7 +75,7 @@ export const pages: FastifyPluginAsync<{ services: Services; redis: RedisLink | 
       await dashboard.register(paymentLinkPages, { links: services.paymentLinks });
       await dashboard.register(brandingPages, {
         branding: services.branding,
-        canMail: config.smtpUrl !== undefined,
+        canMail: canMail(config),
       });
       await dashboard.register(userPages, { accounts, twoFactor });
       await dashboard.register(privacyPages, { erasure: services.privacy.erasure });

@@ -25,6 +25,7 @@ describe("branding", () => {
       brandColor: null,
       logoUrl: null,
       receipts: false,
+      replyTo: null,
     });
     assert.equal((await put({ displayName: "Corner Bakery", brandColor: "#1A7F5A" })).status, 200);
     const merged = (await put({ displayName: "Corner Bakery & Café" })).body.data;

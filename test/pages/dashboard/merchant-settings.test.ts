@@ -86,12 +86,17 @@ describe("the dashboard's merchant settings", () => {
     await owner.get("/dashboard/branding");
     const saved = await owner.postMultipart(
       "/dashboard/branding",
-      { displayName: "Corner Bakery", brandColor: "#1a7f5a" },
+      { displayName: "Corner Bakery", brandColor: "#1a7f5a", replyTo: "help@bakery.example" },
       { logo: { bytes: png(), type: "image/png", name: "logo.png" } },
     );
     assert.equal(saved.status, 303, saved.text);
     const branding = (await service.api(group, "GET", "/api/v1/branding")).body.data;
     assert.equal(branding.displayName, "Corner Bakery");
+    assert.equal(branding.replyTo, "help@bakery.example", "where customers' replies to receipts go");
+    assert.match(
+      (await owner.get("/dashboard/branding")).text,
+      /id="replyTo" name="replyTo" type="email" maxlength="254" value="help@bakery\.example"/,
+    );
     assert.equal(branding.brandColor, "#1a7f5a");
     assert.ok(branding.logoUrl);
     await owner.get("/dashboard/branding");

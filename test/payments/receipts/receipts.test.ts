@@ -1,8 +1,12 @@
 // E-mail receipts, from the outbox, at most once per event, against an SMTP listener (docs/api.md,
 // "Branding").
 import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { simpleParser } from "mailparser";
 import { enqueueReceipt } from "../../../src/payments/receipts/outbox.ts";
 import type { Queryable } from "../../../src/platform/db/database.ts";
 import { startTestService, type TestGroup, type TestService } from "../../helpers/service.ts";
@@ -61,10 +65,72 @@ describe("receipts", () => {
     assert.match(text, /Subject: Receipt: Corner <b>Bakery<\/b> Bcc: thief@example\.com/);
     assert.doesNotMatch(text, /^Bcc:/m, "the name could not add a header");
     assert.deepEqual(receipt?.to, ["buyer@example.com"]);
-    assert.match(text, /Payment received: 19\.99 USD/);
-    assert.match(text, new RegExp(`Transaction: ${id}`));
-    assert.match(text, /Date: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
-    assert.match(text, /Content-Type: text\/plain/, "plain text: nothing in it is markup");
+    const mail = await simpleParser(receipt?.body ?? "");
+    assert.match(mail.text ?? "", /^Payment received: 19\.99 USD$/m);
+    assert.match(mail.text ?? "", new RegExp(`^Transaction: ${id}$`, "m"));
+    assert.match(mail.text ?? "", /^Date: \d{1,2} [A-Z][a-z]+ \d{4}, \d{2}:\d{2} UTC$/m, "the date in words");
+    assert.match(mail.text ?? "", new RegExp(`^Reference: ${id.slice(0, 8).toUpperCase()}$`, "m"));
+    const html = String(mail.html);
+    assert.match(html, /19\.99 USD/);
+    assert.match(html, /Corner &lt;b&gt;Bakery&lt;\/b&gt;/, "the merchant's name is text in the HTML too");
+    assert.doesNotMatch(html, /<b>Bakery/);
+    assert.equal(mail.replyTo, undefined, "no reply-to until the merchant sets one");
+  });
+
+  it("in the merchant's branding: the item, its colour, its logo carried in the mail, replies to the merchant", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC",
+      "base64",
+    );
+    const branded = await service.api(group, "PUT", "/api/v1/branding", {
+      brandColor: "#1A7F5A",
+      logo: `data:image/png;base64,${png.toString("base64")}`,
+      replyTo: "help@bakery.example",
+    });
+    assert.equal(branded.status, 200, JSON.stringify(branded.body));
+    assert.equal(branded.body.data.replyTo, "help@bakery.example");
+    try {
+      const created = (
+        await service.createPayment(group, {
+          customerEmail: "branded@example.com",
+          amount: 1800,
+          description: "Sourdough loaf",
+        })
+      ).body.data;
+      await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+      const [receipt] = await waitFor(async () =>
+        to("branded@example.com").length > 0 ? to("branded@example.com") : undefined,
+      );
+      const mail = await simpleParser(receipt?.body ?? "", { keepCidLinks: true });
+      assert.equal(mail.replyTo?.value[0]?.address, "help@bakery.example");
+      assert.match(mail.text ?? "", /^For: Sourdough loaf$/m);
+      assert.match(mail.text ?? "", /Reply to this e-mail to reach Corner/);
+      const html = String(mail.html);
+      assert.match(html, /Sourdough loaf/);
+      assert.match(html, /background:#1a7f5a/);
+      assert.match(html, /<img src="cid:merchant-logo"/);
+      const [attached] = mail.attachments;
+      assert.equal(attached?.cid, "merchant-logo");
+      assert.deepEqual(attached?.content, png, "the logo travels with the mail, never fetched");
+    } finally {
+      await service.api(group, "PUT", "/api/v1/branding", { brandColor: null, logo: null, replyTo: null });
+    }
+  });
+
+  it("refuses a reply-to that is not one address, and changes nothing", async () => {
+    for (const replyTo of [
+      "not an address",
+      "help@bakery.example\r\nBcc: thief@example.com",
+      "a@b.c, d@e.f",
+      `${"a".repeat(250)}@b.example`,
+    ]) {
+      const answer = await service.api(group, "PUT", "/api/v1/branding", { replyTo, brandColor: "#000000" });
+      assert.equal(answer.status, 400, replyTo);
+      assert.equal(answer.body.error.code, "INVALID_REQUEST");
+    }
+    const current = (await service.api(group, "GET", "/api/v1/branding")).body.data;
+    assert.equal(current.replyTo, null);
+    assert.equal(current.brandColor, null);
   });
 
   it("one per refund, none on a webhook resend, none for a group without receipts", async () => {
@@ -115,6 +181,31 @@ describe("receipts", () => {
       rows.map((row) => row.state),
       ["sent", "sent", "sent"],
     );
+  });
+});
+
+describe("MAIL_DIR, to see e-mail on a laptop without an SMTP server", () => {
+  it("keeps each receipt as an .eml file that a mail program opens", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "checkout-mail-"));
+    const service = await startTestService({ MAIL_DIR: dir });
+    try {
+      const group = await service.createGroup({ name: "Laptop shop" });
+      assert.equal((await service.api(group, "PUT", "/api/v1/branding", { receipts: true })).status, 200);
+      const created = (await service.createPayment(group, { customerEmail: "me@example.com", amount: 500 }))
+        .body.data;
+      await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+      const [file] = await waitFor(async () => {
+        const files = (await readdir(dir)).filter((name) => name.endsWith(".eml"));
+        return files.length > 0 ? files : undefined;
+      });
+      const mail = await simpleParser(await readFile(join(dir, file ?? "")));
+      assert.equal(mail.to && "value" in mail.to ? mail.to.value[0]?.address : undefined, "me@example.com");
+      assert.match(mail.text ?? "", /Payment received: 5\.00 USD/);
+      assert.match(String(mail.html), /Laptop shop/);
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2825,6 +2825,8 @@ export interface operations {
                             logoUrl: string | null;
                             /** @description E-mail receipts to customers (needs SMTP_URL) */
                             receipts: boolean;
+                            /** @description Where customers' replies to receipts go */
+                            replyTo: string | null;
                         };
                     };
                 };
@@ -2860,6 +2862,8 @@ export interface operations {
                     /** @description A data URL of a PNG or JPEG image, at most 204800 bytes (judged by its bytes; never SVG) */
                     logo?: string | null;
                     receipts?: boolean;
+                    /** @description Your address for customers' replies to receipts (null: none) */
+                    replyTo?: string | null;
                 };
             };
         };
@@ -2885,6 +2889,8 @@ export interface operations {
                             logoUrl: string | null;
                             /** @description E-mail receipts to customers (needs SMTP_URL) */
                             receipts: boolean;
+                            /** @description Where customers' replies to receipts go */
+                            replyTo: string | null;
                         };
                     };
                 };

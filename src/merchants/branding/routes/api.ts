@@ -6,12 +6,13 @@ import { type Branding, MAX_LOGO_BYTES } from "../service.ts";
 
 const brandingSchema = {
   type: "object",
-  required: ["displayName", "brandColor", "logoUrl", "receipts"],
+  required: ["displayName", "brandColor", "logoUrl", "receipts", "replyTo"],
   properties: {
     displayName: { type: ["string", "null"], description: "The name customers see; null: the group's name" },
     brandColor: { type: ["string", "null"], description: "#rrggbb" },
     logoUrl: { type: ["string", "null"] },
     receipts: { type: "boolean", description: "E-mail receipts to customers (needs SMTP_URL)" },
+    replyTo: { type: ["string", "null"], description: "Where customers' replies to receipts go" },
   },
 } as const;
 
@@ -29,6 +30,11 @@ const brandingBody = {
       description: `A data URL of a PNG or JPEG image, at most ${MAX_LOGO_BYTES} bytes (judged by its bytes; never SVG)`,
     },
     receipts: { type: "boolean" },
+    replyTo: {
+      type: ["string", "null"],
+      maxLength: 254,
+      description: "Your address for customers' replies to receipts (null: none)",
+    },
   },
 } as const;
 
