@@ -87,6 +87,7 @@ ${
     : html`<p class="muted">Only owners and developers can see the signing secret.</p>`
 }</section>
 <section><h2>SafeSites</h2>
+<p class="muted">The web addresses your payment pages live on: each payment's link opens on one of them before the customer goes on to the processor.</p>
 <div class="table-wrap"><table id="safe-sites"><thead><tr><th>Name</th><th>URL</th><th>State</th>${manageSites ? html`<th><span class="skip">Action</span></th>` : ""}</tr></thead><tbody>
 ${group.safeSites.map(
   (
