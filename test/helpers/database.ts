@@ -32,6 +32,11 @@ export const NEEDS_POSTGRES =
 export const throughPooler = process.env.TEST_DATABASE_POOL_MODE === "transaction";
 const DIRECT_ADMIN_URL = process.env.TEST_DATABASE_DIRECT_URL ?? POSTGRES_ADMIN_URL;
 
+/** Why a test of named prepared statements is skipped: they need a server, and no pooler between. */
+export const NEEDS_NAMED_STATEMENTS =
+  (!onPostgres && NEEDS_POSTGRES) ||
+  (throughPooler && "named statements are off behind a transaction pooler (the direct run covers them)");
+
 /**
  * A streaming replica of TEST_DATABASE_URL's server (.ci/run makes one with pg_basebackup -R):
  * each test database then reads what may lag from it, as DATABASE_READ_URL makes the service do.

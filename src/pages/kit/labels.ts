@@ -13,7 +13,8 @@ export const statusBadge = (status: string) =>
 
 /**
  * A payment's status as a merchant reads it. "processing" is a checkout not paid yet (often not
- * even opened), which "Processing" made read as money on its way: "Incomplete", as Stripe says.
+ * even opened), which "Processing" made read as money on its way: "Incomplete", as processors'
+ * own dashboards say.
  */
 const PAYMENT_STATUS_WORDS: Readonly<Record<string, string>> = { processing: "Incomplete" };
 const PAYMENT_STATUS_HINTS: Readonly<Record<string, string>> = {

@@ -51,7 +51,7 @@ export class ProcessorRouting {
     this.defaultRoute = processors.defaultRoute;
   }
 
-  /** The currencies an enabled processor takes now (a Square location's once it has answered). */
+  /** The currencies an enabled processor takes now (one that reads its currency at start: once read). */
   currenciesOf(name: ProcessorName): Currency[] {
     const adapter = this.processors.find(name);
     return adapter ? CURRENCIES.filter((currency) => adapter.takes(currency)) : [];

@@ -3,17 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { prepared } from "../../../src/platform/db/prepared.ts";
-import {
-  createTestDatabase,
-  NEEDS_POSTGRES,
-  onPostgres,
-  type TestDatabase,
-  throughPooler,
-} from "../../helpers/database.ts";
-
-const needsPostgres =
-  (!onPostgres && NEEDS_POSTGRES) ||
-  (throughPooler && "named statements are off behind a transaction pooler (the direct run covers them)");
+import { createTestDatabase, NEEDS_NAMED_STATEMENTS, type TestDatabase } from "../../helpers/database.ts";
 
 /** How many times pg asked the server to describe a portal while `work` ran. */
 async function describesDuring(work: () => Promise<void>): Promise<number> {
@@ -34,7 +24,7 @@ async function describesDuring(work: () => Promise<void>): Promise<number> {
 }
 
 describe("prepared statements described once (src/platform/db/described-once.ts)", {
-  skip: needsPostgres,
+  skip: NEEDS_NAMED_STATEMENTS,
 }, () => {
   let test: TestDatabase;
   let plain: pg.Client;

@@ -2,13 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { prepared, preparedName } from "../../../src/platform/db/prepared.ts";
-import {
-  createTestDatabase,
-  NEEDS_POSTGRES,
-  onPostgres,
-  type TestDatabase,
-  throughPooler,
-} from "../../helpers/database.ts";
+import { createTestDatabase, NEEDS_NAMED_STATEMENTS, type TestDatabase } from "../../helpers/database.ts";
 
 describe("prepared statements (src/platform/db/prepared.ts)", () => {
   let test: TestDatabase;
@@ -38,9 +32,7 @@ describe("prepared statements (src/platform/db/prepared.ts)", () => {
   });
 
   it("is kept by the connection under its name, and a one-off statement is not", {
-    skip:
-      (!onPostgres && NEEDS_POSTGRES) ||
-      (throughPooler && "named statements are off behind a transaction pooler (the direct run covers them)"),
+    skip: NEEDS_NAMED_STATEMENTS,
   }, async () => {
     const kept = prepared("SELECT count(*)::int AS n FROM payments WHERE id = $1");
     const oneOff = "SELECT count(*)::int AS n FROM payments WHERE group_id = $1";
