@@ -1,13 +1,17 @@
 // Same-run baselines: the least each route must do, on the same database and the same processor
 // stub as the service. A bare Fastify route; one parameterised INSERT; one INSERT and one undici
-// POST to the processor stub (the least a create must do); one SELECT by primary key. With
-// EMBEDDED_DIR it runs on PGlite in this process, as the service's embedded mode does.
+// POST to the processor stub (the least a create must do); one SELECT by primary key. Each
+// statement is a named prepared statement, parsed once per connection as the service's are,
+// except behind a transaction pooler (DATABASE_POOL_MODE=transaction), where a name would not
+// follow the session. With EMBEDDED_DIR it runs on PGlite in this process, as the service's
+// embedded mode does.
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import pg from "pg";
 import { request } from "undici";
 
-type Query = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+/** `name`: prepare it once per connection under that name, where the connection keeps it. */
+type Query = (sql: string, params?: unknown[], name?: string) => Promise<Record<string, unknown>[]>;
 
 async function openDatabase(): Promise<{ query: Query; close(): Promise<void> }> {
   const embeddedDir = process.env.EMBEDDED_DIR;
@@ -20,7 +24,16 @@ async function openDatabase(): Promise<{ query: Query; close(): Promise<void> }>
     };
   }
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL as string, max: 20 });
-  return { query: async (sql, params) => (await pool.query(sql, params)).rows, close: () => pool.end() };
+  const named = process.env.DATABASE_POOL_MODE !== "transaction";
+  return {
+    query: async (text, values, name) =>
+      (
+        await pool.query(
+          named && name ? { name, text, values: values ?? [] } : { text, values: values ?? [] },
+        )
+      ).rows,
+    close: () => pool.end(),
+  };
 }
 
 const db = await openDatabase();
@@ -45,12 +58,11 @@ const app = Fastify({ logger: false });
 app.get("/bare", async () => ({ success: true }));
 app.post<{ Body: CreateBody }>("/insert", async (req) => {
   const id = randomUUID();
-  await db.query("INSERT INTO bench_items (id, amount, currency, email) VALUES ($1, $2, $3, $4)", [
-    id,
-    req.body.amount,
-    req.body.currency,
-    req.body.customerEmail,
-  ]);
+  await db.query(
+    "INSERT INTO bench_items (id, amount, currency, email) VALUES ($1, $2, $3, $4)",
+    [id, req.body.amount, req.body.currency, req.body.customerEmail],
+    "bench_insert",
+  );
   return { success: true, data: { id } };
 });
 app.post<{ Body: CreateBody }>("/insert-post", async (req) => {
@@ -72,11 +84,12 @@ app.post<{ Body: CreateBody }>("/insert-post", async (req) => {
   await db.query(
     "INSERT INTO bench_items (id, amount, currency, email, checkout_id) VALUES ($1, $2, $3, $4, $5)",
     [id, req.body.amount, req.body.currency, req.body.customerEmail, session.id],
+    "bench_insert_checkout",
   );
   return { success: true, data: { transactionId: id, paymentUrl: session.url } };
 });
 app.get("/select", async () => {
-  const rows = await db.query("SELECT * FROM bench_items WHERE id = $1", [seeded]);
+  const rows = await db.query("SELECT * FROM bench_items WHERE id = $1", [seeded], "bench_select");
   return { success: true, data: rows[0] };
 });
 await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });

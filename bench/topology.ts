@@ -37,6 +37,7 @@ export async function pgbouncerScenarios(stub: Processor, databaseUrl: string): 
   const baseline = start("bench/baseline-server.ts", {
     PORT: String(baselinePort),
     DATABASE_URL: pooled,
+    DATABASE_POOL_MODE: "transaction",
     PROCESSOR_URL: stub.url,
   });
   let service: Service | undefined;
