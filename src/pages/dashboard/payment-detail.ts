@@ -66,12 +66,12 @@ const paymentDetailPages: FastifyPluginAsync<{
       const principal = merchantOf(request);
       const { transactionId } = request.params as { transactionId: string };
       const payment = await payments.queries.get(principal.groupId, transactionId);
-      const [history, refunds, disputes, events, linkName] = await Promise.all([
+      const [history, refunds, disputes, events, link] = await Promise.all([
         payments.queries.statusHistory(payment),
         payments.refunds.listOf(payment),
         payments.disputes.ofPaymentRow(payment),
         webhooks.log.eventsOf(principal.groupId, payment.id),
-        payments.queries.linkNameOf(payment),
+        payments.queries.linkOf(payment),
       ]);
       const metadata = visibleMetadata(payment.metadata);
       const remaining = refundableAmount(payment, "merchant");
@@ -102,7 +102,7 @@ ${
 <dt>Refunded</dt><dd id="amount-refunded">${money(payment.refunded_amount, payment.currency)}</dd>
 ${
   payment.payment_link_id
-    ? html`<dt>Payment link</dt><dd id="payment-link"><a href="/dashboard/payment-links#link-${payment.payment_link_id}">${linkName ?? "(deleted)"}</a></dd>`
+    ? html`<dt>Payment link</dt><dd id="payment-link"><a href="/dashboard/payment-links#link-${payment.payment_link_id}">${link?.name ?? "(deleted)"}</a></dd>`
     : ""
 }
 <dt>Description</dt><dd id="description">${payment.description ?? "—"}</dd>

@@ -66,11 +66,6 @@ export class PaymentQueries {
     return listPaymentSummaries(this.db.reads, groupId, filter, limit);
   }
 
-  /** The name of the payment link a payment was made through; null for one made through the API. */
-  async linkNameOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<string | null> {
-    return (await findPaymentLinkSummary(this.db, payment.payment_link_id))?.name ?? null;
-  }
-
   /** The payment link a payment was made through; null for one made through the API. */
   linkOf(payment: Pick<PaymentRow, "payment_link_id">): Promise<PaymentLinkSummary | null> {
     return findPaymentLinkSummary(this.db, payment.payment_link_id);
