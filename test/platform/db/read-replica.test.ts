@@ -138,6 +138,7 @@ describe("the service on a lagging replica", { skip: needsReplica }, () => {
       const refunded = await owner.post(`/dashboard/payments/${id}/refunds`, {
         amount: "5.00",
         key: randomUUID(),
+        confirm: "true",
       });
       assert.equal(refunded.status, 303);
       const after = await owner.get(refunded.headers.get("location") as string);
