@@ -31,6 +31,15 @@ describe("address classification", () => {
     }
   });
 
+  it("reads IPv4 in hex, octal and one number, and a name as no address", () => {
+    for (const address of ["0x7f.1", "0177.0.0.1", "2130706433", "0xA9FEA9FE", "[::1]"]) {
+      assert.equal(isPrivateAddress(address), true, address);
+    }
+    for (const name of ["shop.example.com", "cafe.bad", "localhost", "", "0x7f.1.example"]) {
+      assert.equal(isPrivateAddress(name), false, name);
+    }
+  });
+
   it("allows only global unicast: multicast, reserved and IPv4 hidden in IPv6 are refused too", () => {
     for (const address of [
       "224.0.0.1",
