@@ -70,7 +70,7 @@ export class Branding {
   constructor(
     private readonly db: Database,
     private readonly publicUrl: string,
-    /** Whether receipts can be sent at all (SMTP_URL is set). */
+    /** Whether receipts can be sent at all: SMTP_URL, or MAIL_DIR beside the sandbox processor. */
     private readonly canMail: boolean,
   ) {}
 
@@ -114,7 +114,7 @@ export class Branding {
       if (input.receipts && !this.canMail) {
         throw new DomainError(
           "INVALID_REQUEST",
-          "receipts need e-mail: this installation has no SMTP_URL, so no receipt could be sent",
+          "receipts need e-mail: this installation has no SMTP_URL (nor, with the sandbox processor, MAIL_DIR), so no receipt could be sent",
         );
       }
       change.receipts = input.receipts;

@@ -54,7 +54,7 @@ ${current.logoUrl ? html`<p><img class="logo-current" src="${new URL(current.log
 <label><input type="checkbox" name="receipts" value="true"${current.receipts ? html` checked` : ""}${canMail && manage ? "" : html` disabled`}> E-mail a receipt to customers when they pay and for each refund</label>
 <label for="replyTo">Replies to receipts go to</label><input id="replyTo" name="replyTo" type="email" maxlength="254" value="${current.replyTo ?? ""}" placeholder="help@your-shop.example"${disabled}>
 <p class="muted">Your support address: a customer who answers a receipt writes to you. Empty: replies go nowhere.</p>
-${canMail ? "" : html`<p class="muted">Receipts need e-mail: the operator sets SMTP_URL.</p>`}
+${canMail ? "" : html`<p class="muted">Receipts need e-mail: the operator sets SMTP_URL (or MAIL_DIR, trying the service with the sandbox processor).</p>`}
 ${manage ? html`<p><button type="submit">Save</button> <button type="submit" class="secondary" formaction="/dashboard/branding/preview" formtarget="preview">Preview</button></p>` : html`<p class="muted">Owners and developers change the branding.</p>`}
 </form>
 <div><h2>Preview</h2><iframe name="preview" title="Preview of a customer page" src="/dashboard/branding/preview" class="preview" width="420" height="520"></iframe></div>

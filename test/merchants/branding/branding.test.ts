@@ -83,10 +83,11 @@ describe("branding", () => {
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
   });
 
-  it("refuses receipts without SMTP_URL, saying so", async () => {
+  it("refuses receipts without SMTP_URL or MAIL_DIR, naming both", async () => {
     const answer = await put({ receipts: true });
     assert.equal(answer.status, 400);
     assert.match(answer.body.error.message, /SMTP_URL/);
+    assert.match(answer.body.error.message, /MAIL_DIR/);
   });
 
   it("the line item at the processor and the customer pages carry the display name and colour", async () => {

@@ -2823,7 +2823,7 @@ export interface operations {
                             /** @description #rrggbb */
                             brandColor: string | null;
                             logoUrl: string | null;
-                            /** @description E-mail receipts to customers (needs SMTP_URL) */
+                            /** @description E-mail receipts to customers (needs SMTP_URL, or MAIL_DIR with the sandbox processor) */
                             receipts: boolean;
                             /** @description Where customers' replies to receipts go */
                             replyTo: string | null;
@@ -2887,7 +2887,7 @@ export interface operations {
                             /** @description #rrggbb */
                             brandColor: string | null;
                             logoUrl: string | null;
-                            /** @description E-mail receipts to customers (needs SMTP_URL) */
+                            /** @description E-mail receipts to customers (needs SMTP_URL, or MAIL_DIR with the sandbox processor) */
                             receipts: boolean;
                             /** @description Where customers' replies to receipts go */
                             replyTo: string | null;

@@ -11,7 +11,10 @@ const brandingSchema = {
     displayName: { type: ["string", "null"], description: "The name customers see; null: the group's name" },
     brandColor: { type: ["string", "null"], description: "#rrggbb" },
     logoUrl: { type: ["string", "null"] },
-    receipts: { type: "boolean", description: "E-mail receipts to customers (needs SMTP_URL)" },
+    receipts: {
+      type: "boolean",
+      description: "E-mail receipts to customers (needs SMTP_URL, or MAIL_DIR with the sandbox processor)",
+    },
     replyTo: { type: ["string", "null"], description: "Where customers' replies to receipts go" },
   },
 } as const;
