@@ -12,7 +12,7 @@
 // REV's dependencies are this tree's node_modules. With --traced, the working tree's build exports
 // every span (OTEL_TRACES_SAMPLER=always_on) over OTLP to a local sink: tracing's cost.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { postgresDatabase } from "../src/platform/db/database.ts";
@@ -26,6 +26,8 @@ import {
   dashboardCookie,
   drainBacklog,
   freshDatabase,
+  postgresCpu,
+  postgresCpuSince,
   type Service,
   type ServiceBuild,
   seedPayments,
@@ -68,18 +70,6 @@ function buildBase(rev: string): ServiceBuild {
     run(process.execPath, ["scripts/build.mjs"], dir);
   }
   return startCommandIn(dir);
-}
-
-/** CPU of every PostgreSQL process on this machine, in ms (the server runs nothing else here). */
-function postgresCpuMs(): number {
-  let sum = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres")) sum += cpuMs(Number(pid)) ?? 0;
-    } catch {}
-  }
-  return sum;
 }
 
 /** The service's peak resident memory since it started (VmHWM). */
@@ -152,12 +142,12 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const serviceBefore = cpuMs(side.service.child.pid) ?? 0;
-      const postgresBefore = postgresCpuMs();
+      const postgresBefore = postgresCpu();
       const result = await load(side, seconds);
       if (result.non2xx + result.errors > 0)
         throw new Error(`${side.name}: ${result.non2xx + result.errors} failed`);
       side.serviceMs += (cpuMs(side.service.child.pid) ?? 0) - serviceBefore;
-      side.postgresMs += postgresCpuMs() - postgresBefore;
+      side.postgresMs += postgresCpuSince(postgresBefore);
       side.requests += result.requests.total;
       side.p99.push(result.latency.p99);
     }
@@ -212,13 +202,13 @@ async function compareDrains(): Promise<void> {
     for (let round = -1; round < rounds; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
         const serviceBefore = cpuMs(side.service.child.pid) ?? 0;
-        const postgresBefore = postgresCpuMs();
+        const postgresBefore = postgresCpu();
         const path = `/${side.service.child.pid}/${round}`;
         const { rate } = await drainBacklog(side.db, receiverPort, path, backlog, side.about);
         // Round -1 warms both up and is not counted.
         if (round < 0) continue;
         side.serviceMs += (cpuMs(side.service.child.pid) ?? 0) - serviceBefore;
-        side.postgresMs += postgresCpuMs() - postgresBefore;
+        side.postgresMs += postgresCpuSince(postgresBefore);
         side.delivered += backlog;
         side.rates.push(rate);
       }

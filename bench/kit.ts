@@ -2,7 +2,7 @@
 // stub or sandbox), autocannon with a warm-up, and the figures the table is made of.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -116,6 +116,29 @@ let measured: ChildProcess | undefined;
 /** The server whose CPU time the following scenarios report per request. */
 export function measureCpuOf(child: ChildProcess): void {
   measured = child;
+}
+
+/** CPU of every PostgreSQL process on this machine, in ms by pid (the server runs nothing else here). */
+export function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres"))
+        byPid.set(Number(pid), cpuMs(Number(pid)) ?? 0);
+    } catch {}
+  }
+  return byPid;
+}
+
+/**
+ * PostgreSQL's CPU since `before`, process by process: a backend that ended meanwhile (a pool
+ * closing an idle connection) must not take its whole past out of the sum.
+ */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of postgresCpu()) sum += ms - (before.get(pid) ?? 0);
+  return sum;
 }
 
 /** User + system CPU of a process and its threads, in ms (Linux; clock ticks are 10 ms). */

@@ -3,11 +3,14 @@
 // PgBouncer in transaction mode against the baselines through the same PgBouncer; the dashboard's
 // list and CSV export read from a streaming replica against the same read from its primary.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
 import pg from "pg";
 import { postgresDatabase } from "../src/platform/db/database.ts";
 import { freePort, waitUntilUp } from "./harness.ts";
 import {
   ADMIN_TOKEN,
+  cpuMs,
   createBody,
   createLoad,
   createPayments,
@@ -17,6 +20,8 @@ import {
   interleaved,
   measureCpuOf,
   type Processor,
+  postgresCpu,
+  postgresCpuSince,
   QUICK,
   type Service,
   seedPayments,
@@ -24,6 +29,7 @@ import {
   startService,
   stop,
 } from "./kit.ts";
+import { startWireCounter } from "./wire-count.ts";
 
 const script = (name: string, ...args: string[]) =>
   execFileSync("bash", [`scripts/${name}`, ...args], { encoding: "utf8" }).trim();
@@ -76,10 +82,105 @@ export async function pgbouncerScenarios(stub: Processor, databaseUrl: string): 
       server: service.child,
       extra: { baseline: select.scenario },
     });
+    await stop(service.child);
+    service = undefined;
+    await stop(baseline);
+    await getWireCosts(stub, databaseUrl, dir);
   } finally {
     if (service) await stop(service.child);
     await stop(baseline);
     execFileSync("bash", ["-c", `kill "$(cat ${dir}/pgbouncer.pid)"`]);
+  }
+}
+
+/**
+ * What one get costs on the wire and in PostgreSQL, direct and through PgBouncer, the service's
+ * and the select baseline's: statements and round trips a request (counted by a proxy reading the
+ * protocol), PostgreSQL's CPU and PgBouncer's a request. All four run side by side and are loaded
+ * in turn, the order alternating, for two rounds of a fixed number of requests; the lower CPU of
+ * each is kept, as the best round is elsewhere.
+ */
+async function getWireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: string): Promise<void> {
+  const direct = new URL(databaseUrl);
+  const counters = {
+    direct: await startWireCounter({ host: direct.hostname, port: Number(direct.port || 5432) }),
+    pooled: await startWireCounter({ path: `${pgbouncerDir}/.s.PGSQL.6432` }),
+  };
+  const urlThrough = (port: number) => `postgres://postgres@127.0.0.1:${port}${direct.pathname}`;
+  const pgbouncerPid = Number(readFileSync(`${pgbouncerDir}/pgbouncer.pid`, "utf8"));
+  const requests = QUICK ? 4000 : 20000;
+  const services: Service[] = [];
+  try {
+    const sides: { label: string; counter: keyof typeof counters; options: autocannon.Options }[] = [];
+    for (const counter of ["direct", "pooled"] as const) {
+      const url = urlThrough(counters[counter].port);
+      const pooledEnv = counter === "pooled" ? { DATABASE_POOL_MODE: "transaction" } : {};
+      const port = await freePort();
+      start("bench/baseline-server.ts", {
+        PORT: String(port),
+        DATABASE_URL: url,
+        PROCESSOR_URL: stub.url,
+        ...pooledEnv,
+      });
+      await waitUntilUp(`http://127.0.0.1:${port}/bare`);
+      sides.push({
+        label: `baseline: select (${counter})`,
+        counter,
+        options: { url: `http://127.0.0.1:${port}/select` },
+      });
+      const service = await startService(
+        {
+          DATABASE_URL: url,
+          ...pooledEnv,
+          ...(counter === "pooled" && { DATABASE_LISTEN_URL: databaseUrl }),
+        },
+        stub,
+      );
+      services.push(service);
+      sides.push({
+        label: `get (${counter})`,
+        counter,
+        options: getLoad(service, await createPayments(service, 200)),
+      });
+    }
+    const best = new Map<string, string[]>();
+    const bestCpu = new Map<string, number>();
+    for (const side of sides) await autocannon({ ...side.options, connections: 32, amount: 1000 });
+    for (let round = 0; round < 2; round++) {
+      for (const side of round === 0 ? sides : [...sides].reverse()) {
+        const counts = { ...counters[side.counter].counts };
+        const postgresBefore = postgresCpu();
+        const pgbouncerBefore = cpuMs(pgbouncerPid) ?? 0;
+        const result = await autocannon({ ...side.options, connections: 32, amount: requests });
+        const served = result.requests.total;
+        if (result.non2xx + result.errors > 0)
+          throw new Error(`${side.label}: ${result.non2xx + result.errors} failed`);
+        const postgres = Math.round((postgresCpuSince(postgresBefore) * 1000) / served);
+        const pgbouncer = Math.round((((cpuMs(pgbouncerPid) ?? 0) - pgbouncerBefore) * 1000) / served);
+        if (postgres >= (bestCpu.get(side.label) ?? Number.POSITIVE_INFINITY)) continue;
+        bestCpu.set(side.label, postgres);
+        const after = counters[side.counter].counts;
+        const each = (n: number) => (n / served).toFixed(2);
+        best.set(side.label, [
+          side.label,
+          each(after.statements - counts.statements),
+          each(after.roundTrips - counts.roundTrips),
+          each(after.parses - counts.parses),
+          String(postgres),
+          side.counter === "pooled" ? String(pgbouncer) : "",
+        ]);
+      }
+    }
+    const header = ["a get", "statements", "round trips", "parses", "PostgreSQL CPU µs", "PgBouncer CPU µs"];
+    const rows = [header, header.map(() => "---"), ...sides.map((side) => best.get(side.label) ?? [])];
+    process.stdout.write(
+      `\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
+        `(${requests} requests a round at 32 connections, after 1,000 of warm-up; the lower of two rounds)\n\n`,
+    );
+  } finally {
+    for (const service of services) await stop(service.child);
+    await counters.direct.close();
+    await counters.pooled.close();
   }
 }
 
