@@ -3,12 +3,13 @@
 // POST to the processor stub (the least a create must do); one SELECT by primary key. Each
 // statement is a named prepared statement, parsed once per connection as the service's are,
 // except behind a transaction pooler (DATABASE_POOL_MODE=transaction), where a name would not
-// follow the session. With EMBEDDED_DIR it runs on PGlite in this process, as the service's
-// embedded mode does.
+// follow the session. With EMBEDDED_DIR it runs on PGlite in this process, its statements named
+// as the service's embedded mode names them.
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import pg from "pg";
 import { request } from "undici";
+import { embeddedQuery } from "../src/platform/db/embedded-statements.ts";
 
 /** `name`: prepare it once per connection under that name, where the connection keeps it. */
 type Query = (sql: string, params?: unknown[], name?: string) => Promise<Record<string, unknown>[]>;
@@ -18,8 +19,9 @@ async function openDatabase(): Promise<{ query: Query; close(): Promise<void> }>
   if (embeddedDir) {
     const { PGlite } = await import("@electric-sql/pglite");
     const db = await PGlite.create(embeddedDir);
+    const query = embeddedQuery(db);
     return {
-      query: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+      query: (sql, params, name) => query(db, sql, params, name),
       close: () => db.close(),
     };
   }

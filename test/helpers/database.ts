@@ -5,12 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import {
-  type Database,
-  embeddedDatabase,
-  type PostgresOptions,
-  postgresDatabase,
-} from "../../src/platform/db/database.ts";
+import { type Database, type PostgresOptions, postgresDatabase } from "../../src/platform/db/database.ts";
+import { embeddedDatabase } from "../../src/platform/db/embedded-statements.ts";
 import { loadMigrations, migrate } from "../../src/platform/db/migrate.ts";
 import { weekStart } from "../../src/platform/db/partitions.ts";
 import { withReadReplica } from "../../src/platform/db/read-replica.ts";

@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
 import { describedOnceQuery } from "./described-once.ts";
 import { preparedName } from "./prepared.ts";
@@ -240,31 +239,6 @@ export function postgresDatabase(connectionString: string, options: PostgresOpti
     },
     async close() {
       await pool.end();
-    },
-  };
-}
-
-/** PGlite is one connection; it queues queries itself and `transaction` holds it exclusively. */
-export function embeddedDatabase(pglite: PGlite, onClose: () => Promise<void> = async () => {}): Database {
-  const wrap = (target: PGlite | Transaction): Queryable => ({
-    async query<Row>(sql: string, params?: unknown[]) {
-      return (await target.query<Row>(sql, params)).rows;
-    },
-    async exec(sql: string) {
-      await target.exec(sql);
-    },
-  });
-  const outside = wrap(pglite);
-  return {
-    kind: "embedded",
-    query: outside.query,
-    exec: outside.exec,
-    reads: outside,
-    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
-    listen: async () => async () => {},
-    async close() {
-      await pglite.close();
-      await onClose();
     },
   };
 }

@@ -1,6 +1,14 @@
 /** What the main thread asks the embedded database's thread (embedded-worker.ts). */
 export type WorkerRequest =
-  | { id: number; op: "query"; sql: string; params?: unknown[] | undefined; tx?: number | undefined }
+  | {
+      id: number;
+      op: "query";
+      sql: string;
+      params?: unknown[] | undefined;
+      tx?: number | undefined;
+      /** The statement's name where it is prepared (prepared.ts): parsed once, then only run. */
+      name?: string | undefined;
+    }
   | { id: number; op: "exec"; sql: string; tx?: number | undefined }
   /** Opens a transaction whose id is this request's id; its outcome comes back under -id. */
   | { id: number; op: "begin" }

@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { tracing } from "../telemetry/tracing.ts";
 import { type Database, DatabaseUnavailableError, type Queryable } from "./database.ts";
 import type { WorkerReply, WorkerRequest } from "./embedded-protocol.ts";
+import { preparedName } from "./prepared.ts";
 
 type Row = Record<string, unknown>;
 interface Waiting {
@@ -69,7 +70,10 @@ export async function startEmbeddedThread(
   // No driver instrumentation sees these statements: while traces are on, each is a span here.
   const queryable = (tx?: number): Queryable => ({
     query: <R>(sql: string, params?: unknown[]) =>
-      tracing().statement(sql, async () => (await ask({ op: "query", sql, params, tx })) as R[]),
+      tracing().statement(
+        sql,
+        async () => (await ask({ op: "query", sql, params, tx, name: preparedName(sql) })) as R[],
+      ),
     exec: (sql: string) =>
       tracing().statement(sql, async () => {
         await ask({ op: "exec", sql, tx });

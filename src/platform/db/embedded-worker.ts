@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { WorkerReply, WorkerRequest } from "./embedded-protocol.ts";
+import { embeddedQuery } from "./embedded-statements.ts";
 
 // PGlite's file system (Emscripten's) sets each file's mode itself after creating it (0666 for
 // most of PostgreSQL's files), past the process's umask. On this thread, which only PGlite uses,
@@ -17,6 +18,7 @@ const port = parentPort;
 if (!port) throw new Error("embedded-worker.ts runs as a worker thread");
 const { dataDir } = workerData as { dataDir: string };
 const pglite = await PGlite.create(dataDir);
+const query = embeddedQuery(pglite);
 
 /** Open transactions: their handle, and how to end them when the main thread says so. */
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
@@ -40,10 +42,7 @@ port.on("message", (request: WorkerRequest) => {
       switch (request.op) {
         case "query": {
           if (!target) throw new Error("no such transaction");
-          send({
-            id: request.id,
-            rows: (await target.query<Record<string, unknown>>(request.sql, request.params)).rows,
-          });
+          send({ id: request.id, rows: await query(target, request.sql, request.params, request.name) });
           return;
         }
         case "exec": {

@@ -8,7 +8,7 @@
 // One whose plan does (a date range, whose selectivity varies) stays a one-off. Name the columns:
 // a migration that adds one would change a prepared `SELECT *`'s result, which PostgreSQL refuses
 // ("cached plan must not change result type") on every connection that prepared it. The embedded
-// database is one connection in process and runs these texts as they are.
+// database, one connection, prepares them too (embedded-statements.ts).
 
 const names = new Map<string, string>();
 
