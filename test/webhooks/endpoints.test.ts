@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
+import { claimDueDeliveries, recordAttempts } from "../../src/webhooks/sql/queue.ts";
 import { cheapPasswordHashes, signedInUser } from "../helpers/pages.ts";
 import { Receiver } from "../helpers/receiver.ts";
 import { startTestService, type TestGroup, type TestService } from "../helpers/service.ts";
@@ -231,6 +232,16 @@ describe("an endpoint that keeps failing, and one that is slow", () => {
       .data as {
       endpointId: string;
     };
+  /** What `path` has received once 300 ms pass with nothing more (at most 3 s). */
+  const settledCount = async (path: string) => {
+    let count = receiver.at(path).length;
+    for (let wait = 0; wait < 10; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (receiver.at(path).length === count) break;
+      count = receiver.at(path).length;
+    }
+    return count;
+  };
   const complete = async () => {
     const created = (await service.createPayment(group)).body.data;
     await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
@@ -260,11 +271,15 @@ describe("an endpoint that keeps failing, and one that is slow", () => {
       .sort();
     assert.deepEqual(told, ["dev@shop.example", "owner@shop.example"], "owners and developers, not viewers");
 
-    // Disabled: new events are recorded and not sent to it.
-    const before = receiver.at("/broken").length;
-    await complete();
+    // Disabled: new events are recorded and not sent to it. An attempt already under way when it
+    // was disabled may still land; its retry is given up, so the count settles.
+    const before = await settledCount("/broken");
+    const afterDisabling = await complete();
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(receiver.at("/broken").length, before);
+    assert.ok(
+      !receiver.at("/broken").some((received) => JSON.parse(received.body).transactionId === afterDisabling),
+    );
 
     // Fixed and enabled again: nothing old goes by itself; recovery sends the window's events once.
     failing = false;
@@ -299,5 +314,59 @@ describe("an endpoint that keeps failing, and one that is slow", () => {
       receiver.at("/quick").find((received) => JSON.parse(received.body).transactionId === transactionId),
     );
     assert.ok(quick.at - started < 3000, `the quick endpoint waited ${quick.at - started} ms`);
+  });
+});
+
+describe("an endpoint disabled while an attempt to it is under way", () => {
+  let service: TestService;
+  after(async () => {
+    await service?.close();
+  });
+
+  it("gives up that attempt's retry, as it gave up the deliveries not under way", async () => {
+    // No dispatcher here: the test claims and records the attempt itself, around the disabling.
+    service = await startTestService({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", SERVICE_ROLES: "api" });
+    const group = await service.createGroup();
+    const { endpointId } = (
+      await service.api(group, "POST", "/api/v1/webhook-endpoints", { url: "http://127.0.0.1:9/hook" })
+    ).body.data;
+    const created = (await service.createPayment(group)).body.data;
+    await service.sandboxPost(`/sandbox/sessions/${created.sessionId}/complete`, { outcome: "succeeded" });
+    const db = service.services.db;
+    const [claimed] = await waitFor(async () => {
+      const rows = await claimDueDeliveries(db, {
+        limit: 10,
+        saturated: [],
+        held: [],
+        holdLimit: 10,
+        leaseMs: 60_000,
+        sentTimestamp: new Date().toISOString(),
+      });
+      return rows.length > 0 ? rows : undefined;
+    });
+    assert.equal(claimed?.endpoint_id, endpointId);
+    const disabled = await service.api(group, "PATCH", `/api/v1/webhook-endpoints/${endpointId}`, {
+      enabled: false,
+    });
+    assert.equal(disabled.status, 200);
+    await recordAttempts(db, [
+      {
+        deliveryId: claimed?.id as string,
+        attempt: claimed?.attempts as number,
+        attemptedAt: new Date(),
+        statusCode: 500,
+        error: null,
+        durationMs: 5,
+        answer: null,
+        state: "pending",
+        retryDelayMs: 50,
+        endpointId,
+      },
+    ]);
+    const [row] = await db.query<{ state: string; last_error: string; last_status_code: number }>(
+      "SELECT state, last_error, last_status_code FROM webhook_deliveries WHERE id = $1",
+      [claimed?.id],
+    );
+    assert.deepEqual(row, { state: "failed", last_error: "endpoint disabled", last_status_code: 500 });
   });
 });

@@ -169,6 +169,14 @@ const RECORD_ATTEMPTS = prepared(
   `WITH results AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::int[], $7::text[], $8::double precision[], $9::text[], $10::uuid[])
          AS r(id, attempt, attempted_at, status_code, error, duration_ms, state, retry_ms, answer, endpoint_id)
+     ), settled AS (
+       -- A retry for an endpoint disabled (or deleted) while its attempt was under way is given up,
+       -- as the disabling gave up the endpoint's deliveries that were not.
+       SELECT r.*, CASE
+           WHEN r.state = 'pending' AND r.endpoint_id IS NOT NULL AND NOT EXISTS (
+             SELECT 1 FROM webhook_endpoints ep WHERE ep.id = r.endpoint_id AND ep.enabled)
+           THEN 'failed' ELSE r.state END AS final_state
+       FROM results r
      ), endpoint_health AS (
        -- Failing since the first failed attempt after the last success; any success clears it.
        UPDATE webhook_endpoints ep SET failing_since = CASE
@@ -184,13 +192,13 @@ const RECORD_ATTEMPTS = prepared(
        SELECT id, attempt, attempted_at, status_code, error, duration_ms, answer FROM results
      )
      UPDATE webhook_deliveries d SET
-       state = r.state,
+       state = r.final_state,
        locked_until = NULL,
-       next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.retry_ms / 1000) ELSE d.next_attempt_at END,
-       completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE now() END,
+       next_attempt_at = CASE WHEN r.final_state = 'pending' THEN now() + make_interval(secs => r.retry_ms / 1000) ELSE d.next_attempt_at END,
+       completed_at = CASE WHEN r.final_state = 'pending' THEN NULL ELSE now() END,
        last_status_code = r.status_code,
-       last_error = r.error
-     FROM results r WHERE d.id = r.id`,
+       last_error = CASE WHEN r.final_state = r.state THEN r.error ELSE 'endpoint disabled' END
+     FROM settled r WHERE d.id = r.id`,
 );
 
 /** Attempts finishing together, written in one statement; each releases its delivery's lease. */
