@@ -85,7 +85,7 @@ export async function pgbouncerScenarios(stub: Processor, databaseUrl: string): 
     await stop(service.child);
     service = undefined;
     await stop(baseline);
-    await getWireCosts(stub, databaseUrl, dir);
+    await wireCosts(stub, databaseUrl, dir);
   } finally {
     if (service) await stop(service.child);
     await stop(baseline);
@@ -94,13 +94,13 @@ export async function pgbouncerScenarios(stub: Processor, databaseUrl: string): 
 }
 
 /**
- * What one get costs on the wire and in PostgreSQL, direct and through PgBouncer, the service's
- * and the select baseline's: statements and round trips a request (counted by a proxy reading the
- * protocol), PostgreSQL's CPU and PgBouncer's a request. All four run side by side and are loaded
- * in turn, the order alternating, for two rounds of a fixed number of requests; the lower CPU of
- * each is kept, as the best round is elsewhere.
+ * What a get and a create cost on the wire and in PostgreSQL, direct and through PgBouncer, and
+ * their baselines': statements and round trips a request (counted by a proxy reading the
+ * protocol), PostgreSQL's CPU and PgBouncer's a request. The two services and two baseline servers
+ * run side by side; each load runs in turn, the order alternating, for two rounds of a fixed
+ * number of requests, and the lower CPU of each is kept, as the best round is elsewhere.
  */
-async function getWireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: string): Promise<void> {
+async function wireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: string): Promise<void> {
   const direct = new URL(databaseUrl);
   const counters = {
     direct: await startWireCounter({ host: direct.hostname, port: Number(direct.port || 5432) }),
@@ -123,11 +123,23 @@ async function getWireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: 
         ...pooledEnv,
       });
       await waitUntilUp(`http://127.0.0.1:${port}/bare`);
-      sides.push({
-        label: `baseline: select (${counter})`,
-        counter,
-        options: { url: `http://127.0.0.1:${port}/select` },
-      });
+      sides.push(
+        {
+          label: `baseline: select (${counter})`,
+          counter,
+          options: { url: `http://127.0.0.1:${port}/select` },
+        },
+        {
+          label: `baseline: insert+post (${counter})`,
+          counter,
+          options: {
+            url: `http://127.0.0.1:${port}/insert-post`,
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: createBody,
+          },
+        },
+      );
       const service = await startService(
         {
           DATABASE_URL: url,
@@ -137,11 +149,10 @@ async function getWireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: 
         stub,
       );
       services.push(service);
-      sides.push({
-        label: `get (${counter})`,
-        counter,
-        options: getLoad(service, await createPayments(service, 200)),
-      });
+      sides.push(
+        { label: `get (${counter})`, counter, options: getLoad(service, await createPayments(service, 200)) },
+        { label: `create (${counter})`, counter, options: createLoad(service) },
+      );
     }
     const best = new Map<string, string[]>();
     const bestCpu = new Map<string, number>();
@@ -171,7 +182,14 @@ async function getWireCosts(stub: Processor, databaseUrl: string, pgbouncerDir: 
         ]);
       }
     }
-    const header = ["a get", "statements", "round trips", "parses", "PostgreSQL CPU µs", "PgBouncer CPU µs"];
+    const header = [
+      "a request",
+      "statements",
+      "round trips",
+      "parses",
+      "PostgreSQL CPU µs",
+      "PgBouncer CPU µs",
+    ];
     const rows = [header, header.map(() => "---"), ...sides.map((side) => best.get(side.label) ?? [])];
     process.stdout.write(
       `\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
