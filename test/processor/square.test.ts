@@ -234,7 +234,7 @@ describe("payments through Square", () => {
   it("`checkout trigger` drives every event through Square for a group routed there", async () => {
     const expected: Record<string, string> = {
       "payment.completed": "succeeded",
-      "payment.failed": "processing",
+      "payment.failed": "failed",
       "payment.expired": "expired",
       "payment.refunded": "refunded",
       "payment.disputed": "disputed",
