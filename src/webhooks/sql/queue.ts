@@ -198,7 +198,11 @@ const RECORD_ATTEMPTS = prepared(
        completed_at = CASE WHEN r.final_state = 'pending' THEN NULL ELSE now() END,
        last_status_code = r.status_code,
        last_error = CASE WHEN r.final_state = r.state THEN r.error ELSE 'endpoint disabled' END
-     FROM settled r WHERE d.id = r.id`,
+     -- The rows found by the ids as an array (primary-key lookups whatever the statistics say),
+     -- then matched to the batch as text, a condition no index can take. Joined on id alone, a plan
+     -- made while the table was small hashed the batch against a seq scan of every row; with both
+     -- conditions, the index took the array again for each row of the batch.
+     FROM settled r WHERE d.id = ANY ($1::uuid[]) AND d.id::text = r.id::text`,
 );
 
 /** Attempts finishing together, written in one statement; each releases its delivery's lease. */
